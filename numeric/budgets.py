@@ -1,0 +1,24 @@
+"""Per-kernel error budgets, in ulps (one ``nextafter`` step each), by which results are rounded outward.
+
+Each budget is at least the peak error measured against 50-digit mpmath references by
+``proofs_checks.accuracy`` over magnitude-spanning grids (the check fails if a measured error exceeds its
+budget) plus a margin for points no grid visits.  The generator writes these numbers into the kernels.
+"""
+from .with_replacement import BUDGET_ULPS as _WITH_REPLACEMENT
+
+BUDGETS: dict[str, int] = {
+    "t1_epsilon": 4,
+    "t1_delta": 1,
+    "t1_epsilon_base": 4,
+    "t1_delta_base": 1,
+    "t2_epsilon": 4,
+    "t2_delta": 2,
+    "t3_epsilon": 6,
+    "t3_delta": _WITH_REPLACEMENT,
+    "t4_epsilon": 6,
+    "t4_delta": _WITH_REPLACEMENT,
+    "t5_epsilon": 4,
+    "t5_delta": 2,
+    "t7_epsilon": 1,
+    "t7_delta": 6,
+}

@@ -1,0 +1,29 @@
+"""Theorem registry: SPEC id → ``Theorem`` record."""
+from __future__ import annotations
+
+from . import group, subsampling  # noqa: F401  (importing a family registers its theorems)
+from .core import _REGISTRY, Theorem
+
+FAMILIES = {"subsampling": subsampling, "group": group}
+
+
+def get(theorem_id: str) -> Theorem:
+    try:
+        return _REGISTRY[theorem_id.upper()]
+    except KeyError:
+        raise KeyError(f"unknown theorem {theorem_id!r}; known: {', '.join(ids())}") from None
+
+
+def ids() -> list[str]:
+    return sorted(_REGISTRY, key=lambda t: int(t[1:]))
+
+
+def theorems() -> list[Theorem]:
+    return [_REGISTRY[t] for t in ids()]
+
+
+def family_of(theorem_id: str) -> str:
+    for name, module in FAMILIES.items():
+        if any(getattr(module, attr, None) is get(theorem_id) for attr in dir(module)):
+            return name
+    raise KeyError(theorem_id)
