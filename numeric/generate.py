@@ -48,9 +48,26 @@ class KernelPrinter(PythonCodePrinter):
     def _print_AmplifyLarge(self, expr):
         return f"amplify_large({self._print(expr.args[0])}, {self._print(expr.args[1])})"
 
+    def _print_Expm1Mul(self, expr):
+        return f"expm1_mul({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+    def _print_ExpMulScaled(self, expr):
+        return "exp_mul_scaled(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Symbol(self, expr):
+        return self.names.get(expr, expr.name) if hasattr(self, "names") else expr.name
+
     def _print__Round(self, expr):
-        direction = "up" if expr.args[2] == 1 else "down"
-        return f"{direction}({self._print(expr.args[0])}, {int(expr.args[1])})"
+        inner, up = expr.args[0], expr.args[2] == 1
+        # one operation on two exact inputs (parameters, not computed intermediates): directed rounding
+        if up and _is_product_of_two(inner) and set(inner.args) <= set(self.names):
+            a, b = inner.args
+            return f"mul_up({self._print(a)}, {self._print(b)})"
+        if not up and _is_quotient(inner) and set(inner.as_numer_denom()) <= set(self.names):
+            a, b = inner.as_numer_denom()
+            return f"div_down({self._print(a)}, {self._print(b)})"
+        direction = "up" if up else "down"
+        return f"{direction}({self._print(inner)}, {int(expr.args[1])})"
 
     def _print_Integer(self, expr):
         return f"{float(expr)!r}"
@@ -60,6 +77,15 @@ class KernelPrinter(PythonCodePrinter):
 
     def _print_Infinity(self, expr):
         return "math.inf"
+
+
+def _is_product_of_two(expr: sp.Basic) -> bool:
+    return expr.is_Mul and len(expr.args) == 2 and all(a.is_Symbol for a in expr.args)
+
+
+def _is_quotient(expr: sp.Basic) -> bool:
+    num, den = expr.as_numer_denom()
+    return num.is_Symbol and den.is_Symbol and den != 1
 
 
 def kernel_name(theorem_id: str, output_name: str) -> str:
@@ -128,12 +154,13 @@ def stable_piecewise(output: symbolic.Output, budget: int | None) -> sp.Piecewis
 
 def _function_source(name: str, args: list[str], theorem, output, body: sp.Basic, doc: str) -> str:
     printer = KernelPrinter({"fully_qualified_modules": True})
-    subs = {theorem.parameter(a).symbol: sp.Symbol(a) for a in args}
-    subs.update({symbol: sp.Symbol(symbol.name) for symbol, _ in output.let})
+    # symbols are renamed by the printer, not by xreplace, which would re-evaluate (and so undo) the
+    # unevaluated log-space branches
+    printer.names = {theorem.parameter(a).symbol: a for a in args}
     lines = [f"def {name}({', '.join(args)}):", f'    """{doc}"""']
     for symbol, value in output.let:
-        lines.append(f"    {symbol.name} = {printer.doprint(stable_rewrite(value).xreplace(subs))}")
-    code = printer.doprint(body.xreplace(subs))
+        lines.append(f"    {symbol.name} = {printer.doprint(stable_rewrite(value))}")
+    code = printer.doprint(body)
     if output.at_most_one:
         code = f"min(1.0, {code})"
     lines.append(f"    return {code}")
@@ -142,7 +169,8 @@ def _function_source(name: str, args: list[str], theorem, output, body: sp.Basic
 
 def render_family(family: str) -> str:
     parts = [HEADER.format(family=family), "import math\n\n",
-             "from numeric.special import amplify_large, down, up  # noqa: F401\n"]
+             "from numeric.special import (  # noqa: F401\n"
+             "    amplify_large, div_down, down, exp_mul_scaled, expm1_mul, mul_up, up)\n"]
     for theorem in symbolic.theorems():
         if family_of(theorem.id) != family:
             continue
@@ -152,7 +180,7 @@ def render_family(family: str) -> str:
             name = kernel_name(theorem.id, output.name)
             args = kernel_args(theorem, output)
             budget = BUDGETS[name]
-            direction = "upward" if output.rounding == "up" else "downward"
+            direction = "upward" if output.rounding == "up" else "downward"  # see also mul_up/div_down
             parts.append("\n\n" + _function_source(
                 name, args, theorem, output, stable_piecewise(output, budget),
                 f"{theorem.id} {output.name}: {theorem.name}, rounded {direction} by {budget} ulps."))

@@ -1,8 +1,8 @@
 """Hand-written numba helpers that the generated kernels call.
 
-- ``up`` / ``down``: outward rounding by a whole number of ulps (``n`` steps of ``nextafter``).  One step is
-  one ulp for a normal number and one unit 2⁻¹⁰⁷⁴ for a subnormal, so an error budget in ulps also covers
-  the absolute error of subnormal results.
+- ``up`` / ``down``: outward rounding by at least ``n`` ulps (``n`` steps of ``nextafter`` or more).  One
+  step is one ulp for a normal number and one unit 2⁻¹⁰⁷⁴ for a subnormal, so an error budget in ulps also
+  covers the absolute error of subnormal results.
 - ``amplify_large``: A_η(ε) = ln(1 + η(e^ε − 1)) for ε > 709, where e^ε overflows.  It evaluates
   softplus(ε + ln η + ln(1 − e^{−ε})) with ln η split as e·ln2 + ln(mantissa), and ln 2 split into a head
   with 21 trailing zero bits and a tail, so ε + e·ln2_hi is exact (Sterbenz) exactly where it cancels
@@ -21,24 +21,47 @@ from numba import njit
 LN2_HI = 6.93147180369123816490e-01  # 0x3FE62E42FEE00000: e * LN2_HI is exact for |e| < 2**20
 LN2_LO = 1.90821492927058770002e-10  # ln 2 − LN2_HI
 SQRT_HALF = 0.7071067811865476
+# Dekker's product error term is exact when nothing underflows or overflows in the splitting
+EXACT_SPLIT_MIN = 2.0 ** -900
+EXACT_SPLIT_MAX = 2.0 ** 900
+
+
+@njit(cache=True)
+def spacing(x: float) -> float:
+    """Distance from |x| to the next larger double (2⁻¹⁰⁷⁴ for subnormals and 0), x finite."""
+    if x == 0.0:
+        return 5e-324
+    _, expo = math.frexp(x)  # |x| = mant · 2^expo, mant ∈ [0.5, 1): spacing 2^(expo − 53)
+    return max(math.ldexp(1.0, expo - 53), 5e-324)
 
 
 @njit(cache=True)
 def up(x: float, n: int) -> float:
-    """x moved n floats towards +inf (inf and exact zeros are handled by the callers' exact branches)."""
-    for _ in range(n):
-        x = np.nextafter(x, np.inf)
-    return x
+    """A double at least n floats above x (x ≥ 0; inf stays inf).
+
+    Each of the n steps is at most the spacing s at the landing point, so x + (n + 1)·s (rounded to nearest,
+    losing at most half of s) is at least n steps up.  s is spacing(x) unless that sum crosses into the next
+    binade, where the spacing doubles and is taken instead.  Cheaper than n calls of nextafter.
+    """
+    if x == np.inf:
+        return x
+    s = spacing(x)
+    y = x + (n + 1) * s
+    s_landing = spacing(y) if y != np.inf else s
+    if s_landing > s:
+        y = x + (n + 1) * s_landing
+    return y
 
 
 @njit(cache=True)
 def down(x: float, n: int) -> float:
-    """x moved n floats towards −inf, never below 0; inf stays inf (only an infinite input gives inf)."""
+    """A double at least n floats below x, never below 0; inf stays inf (only an infinite input gives inf).
+
+    Below a power of two the spacing halves, so subtracting (n + 1) spacings of x moves at least n steps.
+    """
     if x == np.inf:
         return x
-    for _ in range(n):
-        x = np.nextafter(x, -np.inf)
-    return max(x, 0.0)
+    return max(x - (n + 1) * spacing(x), 0.0)
 
 
 @njit(cache=True)
@@ -56,3 +79,72 @@ def amplify_large(eps: float, eta: float) -> float:
     if u > 0.0:
         return u + math.log1p(math.exp(-u))
     return math.log1p(math.exp(head) * math.exp(tail))
+
+
+@njit(cache=True)
+def two_product(a: float, b: float):
+    """(p, e) with p = fl(a·b) and a·b = p + e exactly (Dekker/Veltkamp; no FMA needed)."""
+    p = a * b
+    if not math.isfinite(p):
+        return p, 0.0
+    split = 134217729.0  # 2^27 + 1
+    t = split * a
+    a_hi = t - (t - a)
+    a_lo = a - a_hi
+    t = split * b
+    b_hi = t - (t - b)
+    b_lo = b - b_hi
+    e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    return p, e
+
+
+@njit(cache=True)
+def expm1_mul(a: float, b: float) -> float:
+    """e^{a·b} − 1 without the rounding of a·b: expm1(hi) + e^{hi}·lo, a·b = hi + lo exactly.
+
+    fl(a·b) alone costs |a·b|·2⁻⁵³ relative in e^{ab} (32 ulps at a·b = 100).
+    """
+    hi, lo = two_product(a, b)
+    head = math.expm1(hi)
+    return head + (head + 1.0) * lo
+
+
+@njit(cache=True)
+def exp_mul_scaled(scale: float, a: float, b: float, tail: float) -> float:
+    """scale · e^{a·b + tail} for scale > 0, with ln(scale) + a·b carried in double-double.
+
+    The exponent usually cancels (scale ≈ e^{−ab}); splitting ln(scale) = e·ln2_hi + (e·ln2_lo + ln mant)
+    as in ``amplify_large`` and a·b = hi + lo keeps the result accurate to a few ulps.
+    """
+    mant, expo = math.frexp(scale)
+    if mant < SQRT_HALF:
+        mant *= 2.0
+        expo -= 1
+    hi, lo = two_product(a, b)
+    head = expo * LN2_HI + hi
+    # TwoSum error of head (exact)
+    bb = head - expo * LN2_HI
+    err = (expo * LN2_HI - (head - bb)) + (hi - bb)
+    rest = err + lo + expo * LN2_LO + math.log(mant) + tail
+    return math.exp(head) * math.exp(rest)
+
+
+@njit(cache=True)
+def mul_up(a: float, b: float) -> float:
+    """a·b rounded upward (a, b ≥ 0): the nearest product, moved up one float only if it was below."""
+    p, e = two_product(a, b)
+    if not EXACT_SPLIT_MIN < p < EXACT_SPLIT_MAX:  # the error term may be inexact: step up regardless
+        return np.nextafter(p, np.inf) if (a != 0.0 and b != 0.0) else p
+    return np.nextafter(p, np.inf) if e > 0.0 else p
+
+
+@njit(cache=True)
+def div_down(a: float, b: float) -> float:
+    """a/b rounded downward (a ≥ 0, b > 0): the nearest quotient, moved down one float only if above."""
+    q = a / b
+    if not (EXACT_SPLIT_MIN < q < EXACT_SPLIT_MAX and EXACT_SPLIT_MIN < a < EXACT_SPLIT_MAX):
+        return max(np.nextafter(q, -np.inf), 0.0)  # the residual may be inexact: step down regardless
+    hi, lo = two_product(q, b)  # q·b = hi + lo exactly; a − q·b < 0 ⇔ q is above a/b
+    if (a - hi) - lo < 0.0:
+        return np.nextafter(q, -np.inf)
+    return q

@@ -81,7 +81,11 @@ class Output:
     def branches_expanded(self) -> tuple[tuple[sp.Basic, sp.Expr], ...]:
         """The branches with the ``let`` intermediates substituted (for proofs)."""
         subs = dict(self.let)
-        return tuple((sp.sympify(c).subs(subs), e.subs(subs)) for c, e in self.branches)
+
+        def expand(x):  # substituting re-evaluates, so leave alone what has no intermediate in it
+            x = sp.sympify(x)
+            return x.subs(subs) if x.free_symbols & set(subs) else x
+        return tuple((expand(c), expand(e)) for c, e in self.branches)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+from sympy.codegen.cfunctions import expm1
 
 from .core import Domain, Parameter
 
@@ -44,7 +45,32 @@ class AmplifyLarge(sp.Function):
         return printer._print(self.definition())
 
 
-SPECIAL_FUNCTIONS = (AmplifyLarge,)
+class Expm1Mul(sp.Function):
+    """e^{a·b} − 1, evaluated without rounding the product a·b (``numeric.special.expm1_mul``)."""
+
+    nargs = 2
+
+    def definition(self) -> sp.Expr:
+        return sp.exp(self.args[0] * self.args[1]) - 1
+
+    def _latex(self, printer) -> str:
+        return printer._print(self.definition())
+
+
+class ExpMulScaled(sp.Function):
+    """s · e^{a·b + t}, with ln s + a·b in double-double (``numeric.special.exp_mul_scaled``)."""
+
+    nargs = 4
+
+    def definition(self) -> sp.Expr:
+        s, a, b, t = self.args
+        return s * sp.exp(a * b + t)
+
+    def _latex(self, printer) -> str:
+        return printer._print(self.definition())
+
+
+SPECIAL_FUNCTIONS = (AmplifyLarge, Expm1Mul, ExpMulScaled)
 
 
 def expand_special(expr: sp.Basic) -> sp.Basic:
@@ -57,10 +83,13 @@ def amplify(h: sp.Expr, e: sp.Expr = epsilon) -> sp.Expr:
     return sp.log(1 + h * (sp.exp(e) - 1))
 
 
-def amplify_branches(h: sp.Expr, e: sp.Expr = epsilon) -> tuple:
-    """Stable branches of A_η(ε): exact zeros, the SPEC form (→ log1p/expm1), the log-space form."""
+def amplify_branches(h: sp.Expr, e: sp.Expr = epsilon, zero: sp.Basic | None = None) -> tuple:
+    """Stable branches of A_η(ε): exact zeros, the SPEC form (→ log1p/expm1), the log-space form.
+
+    ``zero`` is the condition for η = 0 when it is better decided on the parameters (e.g. m = 0).
+    """
     return (
-        (sp.Or(sp.Eq(h, 0), sp.Eq(e, 0)), sp.Integer(0)),
+        (sp.Or(zero if zero is not None else sp.Eq(h, 0), sp.Eq(e, 0)), sp.Integer(0)),
         (e <= LARGE_EPSILON, amplify(h, e)),
         (sp.true, AmplifyLarge(e, h)),
     )
@@ -72,12 +101,15 @@ def amplify_inverse(h: sp.Expr, e: sp.Expr = epsilon) -> sp.Expr:
 
 
 def amplify_inverse_branches(h: sp.Expr, e: sp.Expr = epsilon) -> tuple:
-    """Stable branches of A_η⁻¹(ε); the last one cannot overflow (ε − ln η ≥ 0, no cancellation)."""
+    """Stable branches of A_η⁻¹(ε).  The last cannot overflow: the branch is taken only when the result exceeds ln 1e300,
+    ε ≥ 0 and −ln η ≥ 0, and
+    ln(η e^{−ε} − expm1(−ε)) = ln(1 − (1 − η)e^{−ε}) adds two nonnegative terms (no cancellation even for
+    ε = 1e-300 at a subnormal η)."""
     return (
         (sp.Eq(h, 0), sp.oo),
         (sp.Eq(e, 0), sp.Integer(0)),
-        (e - sp.log(h) <= 700, amplify_inverse(h, e)),
-        (sp.true, e - sp.log(h) + sp.log(1 - (1 - h) * sp.exp(-e))),
+        ((sp.exp(e) - 1) / h <= sp.Integer(10) ** 300, amplify_inverse(h, e)),
+        (sp.true, e - sp.log(h) + sp.log(h * sp.exp(-e) - expm1(-e))),
     )
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 import sympy as sp
 
 from .core import Domain, Output, Parameter, Reduction, Theorem, register
-from .functions import DELTA, EPSILON, delta, epsilon, k
+from sympy.codegen.cfunctions import expm1
+
+from .functions import DELTA, EPSILON, ExpMulScaled, Expm1Mul, delta, epsilon, k
 
 GROUP_SIZE = Parameter("k", k, Domain(1.0, float("inf"), hi_open=True, integer=True), "group size k (distance between datasets)")
 
@@ -24,6 +26,7 @@ def group_profile_implied(group: sp.Expr, eps: sp.Expr = epsilon, dlt: sp.Expr =
 
 
 _delta_group = delta * (sp.exp(k * epsilon) - 1) / (sp.exp(epsilon) - 1)
+ratio = sp.Symbol("ratio", positive=True)  # Σ_{j<k} e^{jε}, formed before multiplying by δ (no underflow)
 
 T7 = register(Theorem(
     id="T7",
@@ -36,11 +39,13 @@ T7 = register(Theorem(
         Output("delta", _delta_group, "up", (
             (sp.Or(sp.Eq(k, 1), sp.Eq(delta, 0)), delta),
             (sp.Eq(epsilon, 0), k * delta),
-            (k * epsilon <= 700, _delta_group),
+            (sp.Eq(epsilon, sp.oo, evaluate=False), sp.Integer(1)),  # unevaluated: ε is declared finite
+            (k * epsilon <= 700, delta * ratio),
             # log space: δ e^{(k−1)ε} (1 − e^{−kε}) / (1 − e^{−ε}), no overflow for any ε
-            (sp.true, sp.exp(sp.log(delta) + (k - 1) * epsilon + sp.log(1 - sp.exp(-k * epsilon))
-                             - sp.log(1 - sp.exp(-epsilon)), evaluate=False)),
-        ), latex_name=r"\delta_k", at_most_one=True),
+            (sp.true, ExpMulScaled(delta, k - 1, epsilon,
+                                   sp.log(-expm1(-k * epsilon)) - sp.log(-expm1(-epsilon)))),
+        ), latex_name=r"\delta_k", at_most_one=True,
+            let=((ratio, Expm1Mul(k, epsilon) / (sp.exp(epsilon) - 1)),)),
     ),
     provenance="source",
     citation="Vadhan 2017, Lemma 2.2",
