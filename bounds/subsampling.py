@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from numpy.typing import ArrayLike
 
-from ._core import Guarantee, guarantee
+import numpy as np
+
+from ._core import Guarantee, as_output, evaluate, guarantee, is_scalar, validate
 
 
 def poisson_subsampling(epsilon: ArrayLike, delta: ArrayLike, rate: ArrayLike) -> Guarantee:
@@ -54,8 +56,9 @@ def poisson_subsampling(epsilon: ArrayLike, delta: ArrayLike, rate: ArrayLike) -
 def poisson_subsampling_inverse(epsilon: ArrayLike, delta: ArrayLike, rate: ArrayLike) -> Guarantee:
     r"""Base budget (ε₀, δ₀) whose Poisson-subsampled guarantee (T1) is within the target (ε, δ).
 
-    Returns a base budget rounded *down* (so ``poisson_subsampling(ε₀, δ₀, p)`` never exceeds the target:
-    calibrating noise to it is safe), or raises.
+    Returns a base budget rounded *down*, or raises: the exact T1 map of (ε₀, δ₀) never exceeds the target,
+    and neither does the library's own upward-rounded ``poisson_subsampling(ε₀, δ₀, p)`` (the base budget is
+    shrunk by ulps until it fits), so calibrating noise to it is safe.
 
     .. math::
 
@@ -91,8 +94,20 @@ def poisson_subsampling_inverse(epsilon: ArrayLike, delta: ArrayLike, rate: Arra
     >>> bounds.poisson_subsampling(*base, 0.01).epsilon <= 0.5
     True
     """
-    return guarantee("poisson_subsampling_inverse", "T1", ("epsilon_base", "delta_base"),
-                     epsilon=epsilon, delta=delta, rate=rate)
+    scalar = is_scalar(epsilon, delta, rate)
+    arrays = validate("poisson_subsampling_inverse", "T1", epsilon=epsilon, delta=delta, rate=rate)
+    base_eps = evaluate("T1", "epsilon_base", arrays)
+    base_delta = evaluate("T1", "delta_base", arrays)
+    # The base budget is already below the exact inverse; shrink it further until the library's own
+    # (upward-rounded) forward bound also fits the target, so a round trip never reports more than asked.
+    for name, base, target in (("epsilon", base_eps, arrays["epsilon"]), ("delta", base_delta, arrays["delta"])):
+        for step in range(60):
+            forward = evaluate("T1", name, {"epsilon": base, "delta": base, "rate": arrays["rate"]})
+            over = forward > target
+            if not over.any():
+                break
+            base[over] = np.maximum(base[over] * (1.0 - 2.0 ** (step - 52)), 0.0)
+    return Guarantee(as_output(base_eps, scalar), as_output(base_delta, scalar))
 
 
 def without_replacement(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, n: ArrayLike) -> Guarantee:

@@ -15,29 +15,48 @@ import math
 import numpy as np
 from numba import njit
 
-from .binomial import log_pmf
+from .binomial import U, log_pmf, log_pmf_with_error
 from .special import up
 
-BUDGET_ULPS = 16  # measured peak error is below this (proofs_checks.accuracy); see numeric.budgets
+# The result is rounded up by a *running* error bound computed with the sum (below), not by a fixed number
+# of ulps.  BUDGET_ULPS is the most unrounded error the accuracy check tolerates (measured peak: 33 ulps).
+BUDGET_ULPS = 64
+GROUP_PROFILE_ERROR = 16.0 * U  # relative error of group_profile's general case (its docstring)
 STOP = 2.0 ** -64  # stop when the tail bound is below STOP × the running sum
 
 
 @njit(cache=True)
-def group_profile(epsilon: float, delta: float, k: float) -> float:
-    """Black-box group profile δ_{M,k}(ε) of a bare (ε, δ) mechanism (SPEC T3/T7), k ≥ 1."""
+def group_profile(epsilon: float, delta: float, k: float):
+    """(δ_{M,k}(ε), a bound on its absolute error): black-box group profile of a bare (ε, δ), k ≥ 1.
+
+    General case, relative error ≤ 16u: the ratio expm1(ε)/expm1(ε/k) ≤ 4u; in the bracket, x − ε = ε/k − ε
+    carries ≤ 3u relative for k ≥ 2, expm1 of a negative argument does not amplify it, and the division,
+    weights and sum add ≤ 5u; the product and min add ≤ u.  Above ε = 700 the log-space value is ≥ 350 for
+    k ≥ 2, so the min returns exactly 1.
+    Tiny ε (ε·k < 2⁻⁶⁰, where ε/k may be subnormal): the ratio Σ_{j<k} e^{jε/k} is k within a relative 2εk,
+    and (e^ε − e^{ε/k})/(1 + e^ε) is y/2 within a relative 2ε, y = ε(k − 1)/k, computed scaled by 2⁶⁰⁰ so it
+    keeps full precision; unscaling to a subnormal costs at most 2⁻¹⁰⁷⁵ absolute, k times that after ×k.
+    """
     if k == 1.0:
-        return delta
+        return delta, 0.0
     if epsilon == 0.0:
-        return min(1.0, k * delta)
+        value = min(1.0, k * delta)
+        return value, U * value
     if epsilon == np.inf:
-        return 1.0
+        return 1.0, 0.0
+    if epsilon * k < 2.0 ** -60:
+        y = math.ldexp(math.ldexp(epsilon, 600) * (k - 1.0) / k, -600)
+        value = min(1.0, k * (delta + (1.0 - delta) * 0.5 * y))
+        return value, value * (8.0 * U + 4.0 * epsilon * k) + k * 2.0 ** -1073
     x = epsilon / k
     # (e^ε − e^x)/(1 + e^ε) = (1 − e^{x − ε})/(1 + e^{−ε})
     bracket = delta + (1.0 - delta) * (-math.expm1(x - epsilon)) / (1.0 + math.exp(-epsilon))
     if epsilon <= 700.0:
-        return min(1.0, math.expm1(epsilon) / math.expm1(x) * bracket)
-    log_ratio = epsilon - x + math.log(-math.expm1(-epsilon)) - math.log(-math.expm1(-x))
-    return min(1.0, math.exp(min(log_ratio + math.log(bracket), 1.0)))
+        value = min(1.0, math.expm1(epsilon) / math.expm1(x) * bracket)
+    else:
+        log_ratio = epsilon - x + math.log(-math.expm1(-epsilon)) - math.log(-math.expm1(-x))
+        value = min(1.0, math.exp(min(log_ratio + math.log(bracket), 1.0)))
+    return value, GROUP_PROFILE_ERROR * value
 
 
 @njit(cache=True)
@@ -47,10 +66,16 @@ def is_exact_zero(epsilon: float, delta: float, m: float) -> bool:
 
 
 @njit(cache=True)
-def delta_sum(epsilon: float, delta: float, m: float, n: float) -> float:
-    """Unrounded δ' of T3 (compensated sum plus the proven tail bound)."""
+def delta_sum(epsilon: float, delta: float, m: float, n: float):
+    """(δ' of T3 unrounded, a bound on its absolute error).
+
+    The error bound is accumulated with the sum: each term w_k·δ_{M,k} carries the error of its log weight
+    (``log_pmf_with_error``, passed through exp), the group profile's own bound, and 2u for exp and the
+    product; compensated (Neumaier) summation adds ≤ 2u of the total.  The stopping rule's tail bound is added
+    to the value, so stopping early never lowers δ'.
+    """
     if is_exact_zero(epsilon, delta, m):
-        return 0.0
+        return 0.0, 0.0
     if n == 1.0:  # every draw is the differing record
         return group_profile(epsilon, delta, m)
     p = 1.0 / n
@@ -58,10 +83,14 @@ def delta_sum(epsilon: float, delta: float, m: float, n: float) -> float:
     mode = math.floor((m + 1.0) * p)
     total = 0.0
     comp = 0.0
+    err = 0.0
     k = 1.0
     while k <= m:
-        w = math.exp(log_pmf(k, m, p))
-        term = w * group_profile(epsilon, delta, k)
+        lw, lw_err = log_pmf_with_error(k, m, p)
+        weight = math.exp(lw)
+        g, g_err = group_profile(epsilon, delta, k)
+        term = weight * g
+        err += term * (math.expm1(lw_err) + 2.0 * U) + weight * math.exp(lw_err) * g_err
         t = total + term  # Neumaier summation
         if abs(total) >= abs(term):
             comp += (total - t) + term
@@ -71,20 +100,23 @@ def delta_sum(epsilon: float, delta: float, m: float, n: float) -> float:
         if k >= mode and k < m:
             r = (m - k - 1.0) / (k + 2.0) * odds
             if r < 1.0:
-                tail = math.exp(log_pmf(k + 1.0, m, p)) / (1.0 - r)
+                lw1, lw1_err = log_pmf_with_error(k + 1.0, m, p)
+                tail = math.exp(lw1 + lw1_err) / (1.0 - r) * (1.0 + 4.0 * U)
                 if tail <= STOP * (total + comp):
-                    return total + comp + tail
+                    total = total + comp
+                    return total + tail, err + 2.0 * U * total
         k += 1.0
-    return total + comp
-
+    total = total + comp
+    return total, err + 2.0 * U * total
 
 def delta(epsilon, delta, m, n):
-    """T3/T4 δ', rounded up by ``BUDGET_ULPS`` (an underflow to 0 is rounded up too), at most 1."""
+    """T3/T4 δ' plus its running error bound, rounded up (an underflow to 0 is rounded up too), at most 1."""
     if is_exact_zero(epsilon, delta, m):
         return 0.0
-    return min(1.0, up(delta_sum(epsilon, delta, m, n), BUDGET_ULPS))
+    value, err = delta_sum(epsilon, delta, m, n)
+    return min(1.0, up(value + err, 2))
 
 
 def delta_raw(epsilon, delta, m, n):
     """T3/T4 δ', unrounded (for accuracy measurement)."""
-    return delta_sum(epsilon, delta, m, n)
+    return delta_sum(epsilon, delta, m, n)[0]

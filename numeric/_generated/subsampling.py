@@ -17,12 +17,12 @@ def t1_epsilon_raw(epsilon, rate):
 
 def t1_delta(delta, rate):
     """T1 delta: Poisson subsampling, rounded upward by 1 ulps."""
-    return ((0.0) if (delta == 0.0) or (rate == 0.0) else (mul_up(delta, rate)))
+    return min(1.0, ((0.0) if (delta == 0.0) or (rate == 0.0) else (mul_up(delta, rate))))
 
 
 def t1_delta_raw(delta, rate):
     """T1 delta, unrounded (for accuracy measurement)."""
-    return ((0.0) if (delta == 0.0) or (rate == 0.0) else (delta*rate))
+    return min(1.0, ((0.0) if (delta == 0.0) or (rate == 0.0) else (delta*rate)))
 
 
 def t1_epsilon_base(epsilon, rate):
@@ -60,13 +60,13 @@ def t2_epsilon_raw(epsilon, m, n):
 def t2_delta(delta, m, n):
     """T2 delta: Sampling without replacement, rounded upward by 2 ulps."""
     eta = m/n
-    return ((0.0) if (delta == 0.0) or (eta == 0.0) else (up(delta*eta, 2)))
+    return min(1.0, ((0.0) if (delta == 0.0) or (eta == 0.0) else (up(delta*eta, 2))))
 
 
 def t2_delta_raw(delta, m, n):
     """T2 delta, unrounded (for accuracy measurement)."""
     eta = m/n
-    return ((0.0) if (delta == 0.0) or (eta == 0.0) else (delta*eta))
+    return min(1.0, ((0.0) if (delta == 0.0) or (eta == 0.0) else (delta*eta)))
 
 
 def t3_epsilon(epsilon, m, n):
@@ -108,10 +108,10 @@ def t5_epsilon_raw(epsilon, rate_from, rate_to):
 def t5_delta(delta, rate_from, rate_to):
     """T5 delta: Rate change, rounded upward by 2 ulps."""
     eta = rate_to/rate_from
-    return ((0.0) if (delta == 0.0) or (eta == 0.0) else (up(delta*eta, 2)))
+    return min(1.0, ((0.0) if (delta == 0.0) or (eta == 0.0) else (up(delta*eta, 2))))
 
 
 def t5_delta_raw(delta, rate_from, rate_to):
     """T5 delta, unrounded (for accuracy measurement)."""
     eta = rate_to/rate_from
-    return ((0.0) if (delta == 0.0) or (eta == 0.0) else (delta*eta))
+    return min(1.0, ((0.0) if (delta == 0.0) or (eta == 0.0) else (delta*eta)))
