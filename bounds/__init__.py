@@ -7,6 +7,20 @@ first use and are cached on disk.
 """
 from ._core import Guarantee
 from .group import group_privacy
+from .missing import (
+    FWLQuery,
+    fwl_clipped_mean,
+    fwl_covariance,
+    fwl_histogram,
+    fwl_linear,
+    fwl_mean,
+    fwl_projected_mean,
+    fwl_ratio,
+    missing_data,
+    missing_data_corollary,
+    missing_data_gaussian,
+    missing_data_laplace,
+)
 from .registry import TheoremInfo, latex, theorem, theorems
 from .subsampling import (
     poisson_subsampling,
@@ -19,10 +33,22 @@ from .subsampling import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "FWLQuery",
     "Guarantee",
     "TheoremInfo",
+    "fwl_clipped_mean",
+    "fwl_covariance",
+    "fwl_histogram",
+    "fwl_linear",
+    "fwl_mean",
+    "fwl_projected_mean",
+    "fwl_ratio",
     "group_privacy",
     "latex",
+    "missing_data",
+    "missing_data_corollary",
+    "missing_data_gaussian",
+    "missing_data_laplace",
     "poisson_subsampling",
     "poisson_subsampling_inverse",
     "rate_change",

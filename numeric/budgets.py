@@ -21,4 +21,8 @@ BUDGETS: dict[str, int] = {
     "t5_delta": 2,
     "t7_epsilon": 1,
     "t7_delta": 6,
+    "t17_epsilon": 4,
+    "t17_delta": 1,
+    "t18_epsilon": 4,
+    "t18_delta": 1,
 }

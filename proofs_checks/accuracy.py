@@ -31,6 +31,8 @@ SIZES = [(0, 1), (1, 1), (1, 2), (1, 10), (3, 4), (3, 7), (10, 1000), (1, 10**6)
          (10**6, 10**9), (10**6, 10**6), (50, 2), (7, 3)]
 GROUPS = [1.0, 2.0, 3.0, 5.0, 10.0, 100.0, 1000.0]
 RANDOM_POINTS = 300
+# FWL sensitivity ratios (T18): r·ε straddles the kernel's branch points 709 and ε + ln p* ≈ 700
+FWL_RATIOS = [0.0, 1e-300, 1e-20, 1e-3, 0.1, 1 / 3, 0.5, 0.7, 0.93, 0.999, 1.0]
 
 
 def _log_uniform(rng, lo, hi, size):
@@ -40,7 +42,8 @@ def _log_uniform(rng, lo, hi, size):
 def grid(theorem_id: str, args: list[str], rng: np.random.Generator) -> list[tuple]:
     """Magnitude-spanning points for a kernel's arguments (fixed grid + seeded random points)."""
     axes = {"epsilon": EPSILONS, "delta": DELTAS, "rate": RATES, "k": GROUPS, "rate_to": RATES,
-            "rate_from": [1e-300, 1e-20, 1e-3, 0.1, 0.5, 1.0]}
+            "rate_from": [1e-300, 1e-20, 1e-3, 0.1, 0.5, 1.0],
+            "p_star": RATES, "ratio": FWL_RATIOS}
     free = [a for a in args if a not in ("m", "n")]
     sizes = SIZES if "m" in args else [None]
     points = []
@@ -57,6 +60,9 @@ def grid(theorem_id: str, args: list[str], rng: np.random.Generator) -> list[tup
                "k": np.floor(_log_uniform(rng, 1.0, 1e4, RANDOM_POINTS)),
                "n": np.floor(_log_uniform(rng, 1.0, 1e9, RANDOM_POINTS))}
     randoms["m"] = np.floor(rng.uniform(0, 1, RANDOM_POINTS) * (randoms["n"] + 1))
+    # drawn after the others so that the existing kernels' random points are unchanged
+    randoms["p_star"] = _log_uniform(rng, 1e-300, 1.0, RANDOM_POINTS)
+    randoms["ratio"] = _log_uniform(rng, 1e-300, 1.0, RANDOM_POINTS)
     for i in range(RANDOM_POINTS):
         points.append({a: float(randoms[a][i]) for a in args})
     valid = []

@@ -66,7 +66,7 @@ def run_one(c: Check) -> Result:
 
 def all_checks() -> list[Check]:
     """Every registered check (importing the check modules registers them)."""
-    from . import accuracy, brute_force, properties, symbolic_checks  # noqa: F401
+    from . import accuracy, brute_force, missing_checks, properties, symbolic_checks  # noqa: F401
 
     return list(CHECKS)
 

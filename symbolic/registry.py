@@ -1,10 +1,10 @@
 """Theorem registry: SPEC id → ``Theorem`` record."""
 from __future__ import annotations
 
-from . import group, subsampling  # noqa: F401  (importing a family registers its theorems)
+from . import group, missing, subsampling  # noqa: F401  (importing a family registers its theorems)
 from .core import _REGISTRY, Theorem
 
-FAMILIES = {"subsampling": subsampling, "group": group}
+FAMILIES = {"subsampling": subsampling, "group": group, "missing": missing}
 
 
 def get(theorem_id: str) -> Theorem:

@@ -187,4 +187,80 @@ THEOREMS = {'T1': {'id': 'T1',
                               'args': ['epsilon', 'delta', 'k'],
                               'rounding': 'up',
                               'budget_ulps': 6,
-                              'at_most_one': True}}}}
+                              'at_most_one': True}}},
+ 'T17': {'id': 'T17',
+         'name': 'Missing data (MAR/MCAR), any mechanism',
+         'family': 'missing',
+         'relation': 'substitute',
+         'provenance': 'source',
+         'citation': 'Roburin, Pinot, Scornet, arXiv:2602.01928, Thm 3.2 (p* = 1: Prop B.3)',
+         'tightness': "tight: attained by randomized response on a bit of the differing record's observed "
+                      'values (observed with probability p*); at p* = 1 there is no amplification in general '
+                      '(Prop B.3)',
+         'statement': 'If A is (ε, δ)-DP on incomplete datasets (substitute one record) and the missing-data '
+                      'mechanism D is MAR or MCAR, independent per record, then A∘D is (ln(1 + p*(e^ε − 1)), '
+                      'p*·δ)-DP, p* the probability that the differing record is at least partially '
+                      'observed. The missingness mechanism is MAR (a fortiori MCAR) and acts independently '
+                      'on each record; p* is the probability that the differing record is at least partially '
+                      'observed (the same for both neighbours under MAR, Lemma 3.1).',
+         'notes': '',
+         'public': ['missing_data'],
+         'parameters': {'epsilon': {'domain': (0.0, inf, False, False, False),
+                                    'description': 'privacy loss ε of the base mechanism (inf allowed)'},
+                        'delta': {'domain': (0.0, 1.0, False, False, False),
+                                  'description': 'failure probability δ of the base mechanism'},
+                        'p_star': {'domain': (0.0, 1.0, False, False, False),
+                                   'description': 'probability p* that the differing record is at least '
+                                                  'partially observed'}},
+         'constraints': [],
+         'outputs': {'epsilon': {'kernel': 'numeric._generated.missing:t17_epsilon',
+                                 'args': ['epsilon', 'p_star'],
+                                 'rounding': 'up',
+                                 'budget_ulps': 4,
+                                 'at_most_one': False},
+                     'delta': {'kernel': 'numeric._generated.missing:t17_delta',
+                               'args': ['delta', 'p_star'],
+                               'rounding': 'up',
+                               'budget_ulps': 1,
+                               'at_most_one': False}}},
+ 'T18': {'id': 'T18',
+         'name': 'Missing data, FWL queries (Laplace, Gaussian)',
+         'family': 'missing',
+         'relation': 'substitute',
+         'provenance': 'source',
+         'citation': 'Roburin, Pinot, Scornet, arXiv:2602.01928, Thm 4.5 (Laplace), Thm 4.7 (Gaussian), Cor '
+                     '4.6',
+         'tightness': 'not claimed (the per-mask sensitivity bound C̃ may be loose for a given query)',
+         'statement': 'f feature-wise Lipschitz (FWL) with constants L_j, records bounded by B, at most a '
+                      'fraction ρ of the d features of a record observed; r = Σ_{j≤⌊ρd⌋} L_(j) / Σ_j L_j '
+                      '(L_(j) non-increasing), ε₀ = r·ε. Laplace noise of scale C₁/ε (C₁ = 2BΣL_j): (ln(1 + '
+                      'p*(e^{ε₀} − 1)), 0)-DP. Gaussian noise σ = C₂c/ε with c² > 2 ln(1.25/δ) and ε ≤ 1: '
+                      "(ln(1 + p*(e^{ε₀} − 1)), p*·δ)-DP. Corollary 4.6 (r = ρ, ρε ≤ 1): ε₀' ≤ min((e − "
+                      '1)p*, 1)·ρ·ε. The missingness mechanism is MAR (a fortiori MCAR) and acts '
+                      'independently on each record; p* is the probability that the differing record is at '
+                      'least partially observed (the same for both neighbours under MAR, Lemma 3.1).',
+         'notes': "The delta output is the Gaussian mechanism's δ' (the Laplace mechanism's is 0). Equal "
+                  'constants and ρd an integer give r = ρ. Corollary 4.6 needs ρε ≤ 1 unless (e − 1)p* ≥ 1: '
+                  'at ρε = 3, p* = 0.01 it is false (ln(1 + 0.01(e³ − 1)) = 0.175 > 0.0515).',
+         'public': ['missing_data_gaussian', 'missing_data_laplace', 'missing_data_corollary', 'fwl_ratio'],
+         'parameters': {'epsilon': {'domain': (0.0, inf, False, False, False),
+                                    'description': 'privacy loss ε of the base mechanism (inf allowed)'},
+                        'delta': {'domain': (0.0, 1.0, False, False, False),
+                                  'description': 'failure probability δ of the base mechanism'},
+                        'p_star': {'domain': (0.0, 1.0, False, False, False),
+                                   'description': 'probability p* that the differing record is at least '
+                                                  'partially observed'},
+                        'ratio': {'domain': (0.0, 1.0, False, False, False),
+                                  'description': 'FWL sensitivity ratio r = C̃/C (the ⌊ρd⌋ largest Lipschitz '
+                                                 'constants over their sum; bounds.fwl_ratio)'}},
+         'constraints': [],
+         'outputs': {'epsilon': {'kernel': 'numeric._generated.missing:t18_epsilon',
+                                 'args': ['epsilon', 'p_star', 'ratio'],
+                                 'rounding': 'up',
+                                 'budget_ulps': 4,
+                                 'at_most_one': False},
+                     'delta': {'kernel': 'numeric._generated.missing:t18_delta',
+                               'args': ['delta', 'p_star'],
+                               'rounding': 'up',
+                               'budget_ulps': 1,
+                               'at_most_one': False}}}}
