@@ -7,6 +7,13 @@ first use and are cached on disk.
 """
 from ._core import Guarantee
 from .group import group_privacy
+from .kanon import (
+    eps1_safe_k_anonymization_delta,
+    safe_k_anonymization_delta,
+    safe_k_anonymization_max_beta,
+    safe_k_anonymization_min_epsilon,
+    safe_k_anonymization_min_k,
+)
 from .missing import (
     FWLQuery,
     fwl_clipped_mean,
@@ -21,7 +28,22 @@ from .missing import (
     missing_data_gaussian,
     missing_data_laplace,
 )
+from .profiles import (
+    gaussian_profile,
+    gaussian_profile_inverse,
+    gaussian_sigma,
+    laplace_profile,
+    laplace_profile_inverse,
+)
 from .registry import TheoremInfo, latex, theorem, theorems
+from .suppression import (
+    SuppressionBound,
+    deterministic_suppression,
+    outlier_score_suppression,
+    outlier_score_suppression_inverse,
+    suppression_bound,
+    suppression_sensitivity,
+)
 from .subsampling import (
     poisson_subsampling,
     poisson_subsampling_inverse,
@@ -35,7 +57,10 @@ __version__ = "0.1.0"
 __all__ = [
     "FWLQuery",
     "Guarantee",
+    "SuppressionBound",
     "TheoremInfo",
+    "deterministic_suppression",
+    "eps1_safe_k_anonymization_delta",
     "fwl_clipped_mean",
     "fwl_covariance",
     "fwl_histogram",
@@ -43,15 +68,28 @@ __all__ = [
     "fwl_mean",
     "fwl_projected_mean",
     "fwl_ratio",
+    "gaussian_profile",
+    "gaussian_profile_inverse",
+    "gaussian_sigma",
     "group_privacy",
+    "laplace_profile",
+    "laplace_profile_inverse",
     "latex",
     "missing_data",
     "missing_data_corollary",
     "missing_data_gaussian",
     "missing_data_laplace",
+    "outlier_score_suppression",
+    "outlier_score_suppression_inverse",
     "poisson_subsampling",
     "poisson_subsampling_inverse",
     "rate_change",
+    "safe_k_anonymization_delta",
+    "safe_k_anonymization_max_beta",
+    "safe_k_anonymization_min_epsilon",
+    "safe_k_anonymization_min_k",
+    "suppression_bound",
+    "suppression_sensitivity",
     "theorem",
     "theorems",
     "with_replacement",

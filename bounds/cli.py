@@ -64,9 +64,29 @@ def _functions(theorem_id: str) -> tuple[str | None, str | None]:
 
 
 def _evaluable(theorem_id: str) -> bool:
+    """A theorem is evaluable from the shell when its functions exist and take only numeric record
+    parameters (T13 takes a user's algorithm: it is a Python API only)."""
     import bounds
 
-    return all(hasattr(bounds, f) for f in THEOREMS[theorem_id]["public"])
+    meta = THEOREMS[theorem_id]
+    if not meta["outputs"] or not all(hasattr(bounds, f) for f in meta["public"]):
+        return False
+    forward, inverse = _functions(theorem_id)
+    return all(set(_required(f)) <= set(meta["parameters"]) for f in (forward, inverse) if f)
+
+
+def _required(name: str) -> list[str]:
+    """The parameters of a public function that have no default."""
+    import inspect
+
+    return [p.name for p in inspect.signature(_public_function(name)).parameters.values()
+            if p.default is inspect.Parameter.empty and p.kind is not inspect.Parameter.VAR_KEYWORD]
+
+
+def _accepted(name: str) -> set[str]:
+    import inspect
+
+    return set(inspect.signature(_public_function(name)).parameters)
 
 
 def _option(name: str) -> list[str]:
@@ -88,9 +108,11 @@ def _add_eval_parser(theorems_parsers: Any, theorem_id: str) -> None:
         theorem_id, help=f"{meta['name']}: {names}",
         description=f"SPEC {theorem_id}, {meta['name']} [{meta['provenance']}], relation: {meta['relation']}. "
                     f"{meta['statement']}")
+    used = set().union(*(_accepted(f) for f in (forward, inverse) if f))
     for name, param in meta["parameters"].items():
-        sub.add_argument(*_option(name), dest=name, type=float, required=True, metavar=name.upper(),
-                         help=f"{param['description']}; domain {_core.describe_domain(param['domain'])}")
+        if name in used:
+            sub.add_argument(*_option(name), dest=name, type=float, default=None, metavar=name.upper(),
+                             help=f"{param['description']}; domain {_core.describe_domain(param['domain'])}")
     sub.set_defaults(inverse=False)
     for lhs, op, rhs in meta["constraints"]:
         sub.epilog = (sub.epilog + "; " if sub.epilog else "requires ") + f"{lhs} {op} {rhs}"
@@ -130,6 +152,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("theorem", metavar="THEOREM")
     p.set_defaults(handler=_cmd_latex)
 
+    p = commands.add_parser("plot", help="draw a figure (needs the 'plot' extra: matplotlib)",
+                            description="Draw a figure to a PNG file.")
+    figures = p.add_subparsers(dest="figure", required=True, metavar="FIGURE")
+    for figure, text in _FIGURES.items():
+        f = figures.add_parser(figure, help=text, description=text)
+        f.add_argument("--out", required=True, help="output file (.png)")
+    p.set_defaults(handler=_cmd_plot)
+
     p = commands.add_parser("certify", add_help=False, help="run the machine checks and print a certificate",
                             description="Run the machine checks; every argument is passed to "
                                         "proofs_checks.certify (try `ampbounds certify --help`).")
@@ -158,14 +188,30 @@ def _cmd_eval(args: argparse.Namespace, extra: list[str]) -> int:
     forward, inverse = _functions(theorem_id)
     name = inverse if args.inverse else forward
     assert name is not None
-    inputs: dict[str, Any] = {p: getattr(args, p) for p in meta["parameters"]}
+    accepted = _accepted(name)
+    inputs: dict[str, Any] = {p: getattr(args, p, None) for p in meta["parameters"] if p in accepted}
+    missing = [p for p in _required(name) if inputs.get(p) is None]
+    if missing:
+        return _fail(f"{name} needs " + ", ".join(_option(p)[-1] for p in missing))
+    inputs = {p: v for p, v in inputs.items() if v is not None}
     keywords = _FIXED_KEYWORDS.get(theorem_id, {})
     try:
         result = _public_function(name)(**inputs, **keywords)
     except ValueError as exc:  # the library's message names the parameter, value and domain
         return _fail(str(exc))
-    epsilon, delta = float(result.epsilon), float(result.delta)
     inputs = {p: _shown(v, meta["parameters"][p]["domain"]) for p, v in inputs.items()}
+    if not hasattr(result, "epsilon"):  # a profile value, a σ, a δ: one number
+        value = float(result)
+        if args.json:
+            print(json.dumps({"theorem": theorem_id, "function": name, "inputs": {**inputs, **keywords},
+                              "value": value}))
+        else:
+            print(f"{theorem_id} {meta['name']}: {name}")
+            for k, v in inputs.items():
+                print(f"    {k}  {v!r}")
+            print(f"  value  {value!r}")
+        return 0
+    epsilon, delta = float(result.epsilon), float(result.delta)
     if args.json:
         print(json.dumps({"theorem": theorem_id, "function": name, "inputs": {**inputs, **keywords},
                           "epsilon": epsilon, "delta": delta}))
@@ -188,6 +234,22 @@ def _shown(value: float, domain: tuple) -> float | int:
     """An input as echoed back: integer parameters (m, n, k) as integers once validated."""
     integer = domain[4]
     return int(value) if integer and value == value and abs(value) != float("inf") else value
+
+
+_FIGURES = {
+    "outlier-score": "SPEC T14: ε^S over the (m, M) triangle for ε ∈ {0.25, 0.5, 1, 2} with the contour ε^S = ε "
+                     "(Fig. 2 of Miranda-Pascual et al.)",
+}
+
+
+def _cmd_plot(args: argparse.Namespace, extra: list[str]) -> int:
+    try:
+        from . import plots
+    except ImportError as exc:  # matplotlib is an optional extra
+        return _fail(f"plotting needs matplotlib: pip install 'ampbounds[plot]' ({exc})")
+    draw = {"outlier-score": plots.plot_outlier_score}[args.figure]
+    print(draw(args.out))
+    return 0
 
 
 def _cmd_latex(args: argparse.Namespace, extra: list[str]) -> int:

@@ -4,6 +4,7 @@ Each budget is at least the peak error measured against 50-digit mpmath referenc
 ``proofs_checks.accuracy`` over magnitude-spanning grids (the check fails if a measured error exceeds its
 budget) plus a margin for points no grid visits.  The generator writes these numbers into the kernels.
 """
+from .profiles import BUDGETS as _PROFILES  # SPEC T8–T10: hand-written kernels keep theirs beside them
 from .with_replacement import BUDGET_ULPS as _WITH_REPLACEMENT
 
 BUDGETS: dict[str, int] = {
@@ -25,4 +26,11 @@ BUDGETS: dict[str, int] = {
     "t17_delta": 1,
     "t18_epsilon": 4,
     "t18_delta": 1,
+    "t12_epsilon": 1,
+    "t12_delta": 6,
+    "t14_epsilon": 16,  # numeric.outlier_score reads it from here
+    "t14_delta": 2,
+    "t14_epsilon_base": 128,  # bisection on the rounded-up forward map; measured 36 on well-conditioned targets
+    "t14_delta_base": 1,
 }
+BUDGETS.update(_PROFILES)

@@ -232,6 +232,9 @@ def rendered() -> dict[str, str]:
     files = {f"{family}.py": render_family(family) for family in FAMILIES}
     files["metadata.py"] = render_metadata()
     files["__init__.py"] = HEADER.format(family="*")
+    from . import generate_suppression  # SPEC T14: sympy-derived cubics and stable Λᵢ
+
+    files[generate_suppression.FILE_NAME] = generate_suppression.render()
     return files
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import mpmath as mp
 import numpy as np
@@ -20,7 +21,7 @@ from numeric import kernel
 from numeric._generated.metadata import THEOREMS
 
 from . import references
-from .framework import Outcome, add_check
+from .framework import CHECKS, Outcome, add_check
 
 EPSILONS = [0.0, 1e-300, 1e-100, 1e-30, 1e-10, 1e-5, 1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0,
             50.0, 100.0, 300.0, 700.0, 708.9, 709.5, 710.0, 720.0, 745.0, 800.0, 1000.0, 1e4]
@@ -31,6 +32,27 @@ SIZES = [(0, 1), (1, 1), (1, 2), (1, 10), (3, 4), (3, 7), (10, 1000), (1, 10**6)
          (10**6, 10**9), (10**6, 10**6), (50, 2), (7, 3)]
 GROUPS = [1.0, 2.0, 3.0, 5.0, 10.0, 100.0, 1000.0]
 RANDOM_POINTS = 300
+THETAS = [1e-300, 1e-10, 1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0, 1e3]  # θ = Δ/σ or Δ/b (T8–T11)
+
+# Families whose kernels need grids or references of their own register them from their check module
+# (``register``); ``measure`` looks them up when it runs.
+GRIDS: dict[str, Callable[[str, np.random.Generator], list[tuple]]] = {}  # id → grid(output, rng)
+REFERENCES: dict[str, Callable[[str], Callable]] = {}  # id → reference(output) → f(*kernel arguments)
+
+
+def register(theorems: tuple[str, ...], *, grid: Callable | None = None, reference: Callable | None = None,
+             own_checks: bool = False) -> None:
+    """Give ``theorems`` their own accuracy grid and/or reference (each called with the output name, the grid
+    also with the seeded generator); ``own_checks=True`` drops the generic accuracy checks of these theorems
+    because their module registers checks of its own."""
+    for tid in theorems:
+        if grid is not None:
+            GRIDS[tid] = grid
+        if reference is not None:
+            REFERENCES[tid] = reference
+    if own_checks:
+        CHECKS[:] = [c for c in CHECKS if not (c.kind == "accuracy" and set(c.theorems) & set(theorems)
+                                               and c.func.__qualname__.startswith("_accuracy_check"))]
 # FWL sensitivity ratios (T18): r·ε straddles the kernel's branch points 709 and ε + ln p* ≈ 700
 FWL_RATIOS = [0.0, 1e-300, 1e-20, 1e-3, 0.1, 1 / 3, 0.5, 0.7, 0.93, 0.999, 1.0]
 
@@ -43,7 +65,8 @@ def grid(theorem_id: str, args: list[str], rng: np.random.Generator) -> list[tup
     """Magnitude-spanning points for a kernel's arguments (fixed grid + seeded random points)."""
     axes = {"epsilon": EPSILONS, "delta": DELTAS, "rate": RATES, "k": GROUPS, "rate_to": RATES,
             "rate_from": [1e-300, 1e-20, 1e-3, 0.1, 0.5, 1.0],
-            "p_star": RATES, "ratio": FWL_RATIOS}
+            "p_star": RATES, "ratio": FWL_RATIOS, "theta": THETAS,
+            "sensitivity": [0.0] + GROUPS}
     free = [a for a in args if a not in ("m", "n")]
     sizes = SIZES if "m" in args else [None]
     points = []
@@ -63,6 +86,7 @@ def grid(theorem_id: str, args: list[str], rng: np.random.Generator) -> list[tup
     # drawn after the others so that the existing kernels' random points are unchanged
     randoms["p_star"] = _log_uniform(rng, 1e-300, 1.0, RANDOM_POINTS)
     randoms["ratio"] = _log_uniform(rng, 1e-300, 1.0, RANDOM_POINTS)
+    randoms["sensitivity"] = np.floor(_log_uniform(rng, 1.0, 1e4, RANDOM_POINTS))  # T12 Δ
     for i in range(RANDOM_POINTS):
         points.append({a: float(randoms[a][i]) for a in args})
     valid = []
@@ -104,6 +128,9 @@ class Report:
 
 
 def reference_function(theorem_id: str, output: str, limit_m: int = 3000):
+    own = REFERENCES[theorem_id](output) if theorem_id in REFERENCES else None
+    if own is not None:  # a family's hook may leave some outputs to the generic SPEC-form reference
+        return own
     if output == "delta" and theorem_id in ("T3", "T4"):
         def ref(epsilon, delta, m, n):
             if m > limit_m and n < m / 50:  # the mpmath sum would need ~m terms; skip these points
@@ -124,7 +151,10 @@ def measure(theorem_id: str, output: str, seed: int = 20261130) -> Report:
     spec = THEOREMS[theorem_id]["outputs"][output]
     args = spec["args"]
     rng = np.random.default_rng(seed)
-    points = grid(theorem_id, args, rng)
+    from .framework import all_checks
+
+    all_checks()  # imports every check module, so family grids and references are registered
+    points = GRIDS[theorem_id](output, rng) if theorem_id in GRIDS else grid(theorem_id, args, rng)
     if theorem_id in ("T3", "T4") and output == "delta":  # the mpmath sums are slow: a spread subset
         points = [p for p in points if p[2] <= 3000 or p[3] >= p[2] / 50][::3]
     columns = [np.array(c, dtype=np.float64) for c in zip(*points)]

@@ -67,6 +67,7 @@ def run_one(c: Check) -> Result:
 def all_checks() -> list[Check]:
     """Every registered check (importing the check modules registers them)."""
     from . import accuracy, brute_force, missing_checks, properties, symbolic_checks  # noqa: F401
+    from . import kanon_checks, profiles_checks, suppression_checks  # noqa: F401  (register hooks in accuracy)
 
     return list(CHECKS)
 

@@ -1,10 +1,11 @@
 """Theorem registry: SPEC id → ``Theorem`` record."""
 from __future__ import annotations
 
-from . import group, missing, subsampling  # noqa: F401  (importing a family registers its theorems)
+from . import group, kanon, missing, profiles, subsampling, suppression  # noqa: F401  (importing registers)
 from .core import _REGISTRY, Theorem
 
-FAMILIES = {"subsampling": subsampling, "group": group, "missing": missing}
+FAMILIES = {"subsampling": subsampling, "group": group, "missing": missing, "profiles": profiles, "kanon": kanon,
+            "suppression": suppression}
 
 
 def get(theorem_id: str) -> Theorem:

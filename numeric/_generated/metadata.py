@@ -188,6 +188,269 @@ THEOREMS = {'T1': {'id': 'T1',
                               'rounding': 'up',
                               'budget_ulps': 6,
                               'at_most_one': True}}},
+ 'T8': {'id': 'T8',
+        'name': 'Laplace privacy profile',
+        'family': 'profiles',
+        'relation': 'add/remove',
+        'provenance': 'source',
+        'citation': 'standard (Laplace mechanism); e.g. Balle, Barthe, Gaboardi 2018, Sec. 5',
+        'tightness': 'exact: the profile of the Laplace mechanism with θ = Δ/b (attained by a scalar query '
+                     'with sensitivity Δ)',
+        'statement': 'f scalar with sensitivity Δ, noise Lap(b), θ = Δ/b: δ(ε) = [1 − e^{(ε − θ)/2}]₊ for ε '
+                     '≥ 0 (evaluated as −expm1((ε − θ)/2)); for ε < 0 by symmetry δ(ε) = 1 − e^{(ε−θ)/2} '
+                     'down to ε = −θ and 1 − e^ε below. The inverse ε(δ) = min{ε : δ(ε) ≤ δ} = θ + 2 ln(1 − '
+                     'δ) (or ln(1 − δ) below −θ) is rounded up.',
+        'notes': 'Relation: the profile is per neighbouring pair at L1 distance ≤ Δ; add/remove or '
+                 'substitute depending on how Δ was computed. Group privacy (white box): replace θ by kθ.',
+        'public': ['laplace_profile', 'laplace_profile_inverse'],
+        'parameters': {'epsilon': {'domain': (-inf, inf, False, False, False),
+                                   'description': 'ε at which the profile is evaluated (any real; ±inf '
+                                                  'allowed)'},
+                       'delta': {'domain': (0.0, 1.0, False, False, False),
+                                 'description': 'failure probability δ of the base mechanism'},
+                       'theta': {'domain': (0.0, inf, True, True, False),
+                                 'description': 'θ = Δ/b (Laplace scale b) or Δ/σ (Gaussian standard '
+                                                'deviation σ), θ > 0'}},
+        'constraints': [],
+        'outputs': {'delta': {'kernel': 'numeric.profiles:laplace_delta',
+                              'args': ['epsilon', 'delta', 'theta'],
+                              'rounding': 'up',
+                              'budget_ulps': 4,
+                              'at_most_one': True},
+                    'epsilon': {'kernel': 'numeric.profiles:laplace_epsilon',
+                                'args': ['epsilon', 'delta', 'theta'],
+                                'rounding': 'up',
+                                'budget_ulps': 4,
+                                'at_most_one': False}}},
+ 'T9': {'id': 'T9',
+        'name': 'Gaussian privacy profile',
+        'family': 'profiles',
+        'relation': 'add/remove',
+        'provenance': 'source',
+        'citation': 'Balle & Wang, Improving the Gaussian Mechanism (ICML 2018, arXiv:1805.06530), Thm 8',
+        'tightness': 'exact: the profile of the Gaussian mechanism with θ = Δ/σ (analytic Gaussian)',
+        'statement': 'L2 sensitivity Δ, noise N(0, σ²I), θ = Δ/σ: δ(ε) = Φ(θ/2 − ε/θ) − e^ε Φ(−θ/2 − ε/θ) '
+                     'for every real ε, evaluated in the erfcx form (a = ε/θ − θ/2, b = ε/θ + θ/2): a ≥ 0: '
+                     '½e^{−a²/2}[erfcx(a/√2) − erfcx(b/√2)]; a < 0: 1 − ½e^{−a²/2}[erfcx(−a/√2) + '
+                     'erfcx(b/√2)]. The inverse ε(δ) = min{ε : δ(ε) ≤ δ} is rounded up.',
+        'notes': 'Relation: per neighbouring pair at L2 distance ≤ Δ (add/remove or substitute depending on '
+                 'Δ). Group privacy (white box): replace θ by kθ.',
+        'public': ['gaussian_profile', 'gaussian_profile_inverse'],
+        'parameters': {'epsilon': {'domain': (-inf, inf, False, False, False),
+                                   'description': 'ε at which the profile is evaluated (any real; ±inf '
+                                                  'allowed)'},
+                       'delta': {'domain': (0.0, 1.0, False, False, False),
+                                 'description': 'failure probability δ of the base mechanism'},
+                       'theta': {'domain': (0.0, inf, True, True, False),
+                                 'description': 'θ = Δ/b (Laplace scale b) or Δ/σ (Gaussian standard '
+                                                'deviation σ), θ > 0'}},
+        'constraints': [],
+        'outputs': {'delta': {'kernel': 'numeric.profiles:gaussian_delta',
+                              'args': ['epsilon', 'delta', 'theta'],
+                              'rounding': 'up',
+                              'budget_ulps': 40,
+                              'at_most_one': True},
+                    'epsilon': {'kernel': 'numeric.profiles:gaussian_epsilon',
+                                'args': ['epsilon', 'delta', 'theta'],
+                                'rounding': 'up',
+                                'budget_ulps': 16,
+                                'at_most_one': False}}},
+ 'T10': {'id': 'T10',
+         'name': 'Analytic Gaussian calibration',
+         'family': 'profiles',
+         'relation': 'add/remove',
+         'provenance': 'source',
+         'citation': 'Balle & Wang, Improving the Gaussian Mechanism (ICML 2018, arXiv:1805.06530), Thm 8 '
+                     'and Algorithm 1',
+         'tightness': 'exact up to the rounding of σ (the smallest σ, rounded up): δ_{Δ/σ}(ε) is strictly '
+                      'decreasing in σ',
+         'statement': 'The smallest σ with δ_{θ=Δ/σ}(ε) ≤ δ (T9). Found by a bracketed search in ln θ with a '
+                      'relative stopping rule; the result is verified with the upward-rounded T9 profile and '
+                      'moved up until the delivered δ is ≤ the target. ε = 0: σ = Δ/(2Φ⁻¹((1 + δ)/2)).',
+         'notes': '',
+         'public': ['gaussian_sigma'],
+         'parameters': {'epsilon': {'domain': (0.0, inf, False, True, False),
+                                    'description': 'target ε ∈ [0, inf)'},
+                        'delta': {'domain': (0.0, 1.0, True, True, False),
+                                  'description': 'target δ ∈ (0, 1) the calibrated mechanism must meet'},
+                        'sensitivity': {'domain': (0.0, inf, True, True, False),
+                                        'description': 'sensitivity Δ of the query (L1 for Laplace, L2 for '
+                                                       'Gaussian), Δ > 0'}},
+         'constraints': [],
+         'outputs': {'sigma': {'kernel': 'numeric.profiles:gaussian_sigma',
+                               'args': ['epsilon', 'delta', 'sensitivity'],
+                               'rounding': 'up',
+                               'budget_ulps': 16,
+                               'at_most_one': False}}},
+ 'T12': {'id': 'T12',
+         'name': 'Deterministic suppression',
+         'family': 'suppression',
+         'relation': 'add/remove',
+         'provenance': 'source',
+         'citation': "Miranda-Pascual, Parra-Arnau, Strufe, USENIX Sec '26, Thm 5.1 (tightness: Prop B.1)",
+         'tightness': 'tight whenever δ^S < 1 (Prop B.1)',
+         'statement': 'S deterministic with S(𝔻) ⊆ 𝕊 ⊆ 𝔻, M restricted to 𝕊 is (ε, δ)-DP, Δ = Δ_𝕊S the '
+                      "largest neighbour-path distance inside 𝕊 between S(D) and S(D') over neighbours D, "
+                      "D'. Then M∘S is (Δε, δ·Σ_{k=0}^{Δ−1} e^{kε})-DP (the T7 closed form at k = Δ). Δ = 1 "
+                      'leaves the guarantee unchanged; Δ = ∞ means M∘S is not differentially private at all. '
+                      'A δ above 1 is reported as 1.',
+         'notes': '',
+         'public': ['deterministic_suppression', 'suppression_sensitivity'],
+         'parameters': {'epsilon': {'domain': (0.0, inf, False, False, False),
+                                    'description': 'privacy loss ε of the base mechanism (inf allowed)'},
+                        'delta': {'domain': (0.0, 1.0, False, False, False),
+                                  'description': 'failure probability δ of the base mechanism'},
+                        'sensitivity': {'domain': (0.0, inf, False, True, True),
+                                        'description': 'sensitivity Δ of the suppression S: largest '
+                                                       "neighbour-path distance in 𝕊 between S(D) and S(D') "
+                                                       "over neighbours D, D' (inf: not DP)"}},
+         'constraints': [],
+         'outputs': {'epsilon': {'kernel': 'numeric._generated.suppression:t12_epsilon',
+                                 'args': ['epsilon', 'sensitivity'],
+                                 'rounding': 'up',
+                                 'budget_ulps': 1,
+                                 'at_most_one': False},
+                     'delta': {'kernel': 'numeric._generated.suppression:t12_delta',
+                               'args': ['epsilon', 'delta', 'sensitivity'],
+                               'rounding': 'up',
+                               'budget_ulps': 6,
+                               'at_most_one': True}}},
+ 'T13': {'id': 'T13',
+         'name': 'General probabilistic suppression',
+         'family': 'suppression',
+         'relation': 'add/remove',
+         'provenance': 'derived',
+         'citation': "Miranda-Pascual, Parra-Arnau, Strufe, USENIX Sec '26, Thm 5.3 (lower bound: Prop B.8, "
+                     'Cor B.13)',
+         'tightness': 'per-algorithm; lower bound ε^S ≥ ln(1 + (e^ε − 1)·sup P{y ∈ S(D₊y)}) for every S',
+         'statement': 'Support condition: C ∈ supp S(D) ⇔ C ∈ supp S(D₊y) or C₊y ∈ supp S(D₊y). With a_C = '
+                      "P{S(D)=C}, b_C = P{S(D₊y)=C}, c_C = P{S(D₊y)=C₊y} for C ⊆ D: ε_{D',D} = ln max_C (b_C "
+                      "+ e^ε c_C)/a_C, ε_{D,D'} = −ln min_C (b_C + e^{−ε} c_C)/a_C, ε^S = sup_{D,y} "
+                      "max(ε_{D',D}, ε_{D,D'}), δ^S = δ·sup_{D,y} max(P{y ∈ S(D₊y)}, Σ_C (a_C − e^{ε^S} "
+                      'b_C)₊).',
+         'notes': '',
+         'public': ['suppression_bound'],
+         'parameters': {'epsilon': {'domain': (0.0, inf, False, False, False),
+                                    'description': 'privacy loss ε of the base mechanism (inf allowed)'},
+                        'delta': {'domain': (0.0, 1.0, False, False, False),
+                                  'description': 'failure probability δ of the base mechanism'}},
+         'constraints': [],
+         'outputs': {}},
+ 'T14': {'id': 'T14',
+         'name': 'Outlier-score suppression',
+         'family': 'suppression',
+         'relation': 'add/remove',
+         'provenance': 'recovered',
+         'citation': "Miranda-Pascual, Parra-Arnau, Strufe, USENIX Sec '26, Thm 5.4 and Prop B.10 (formula "
+                     "recovered from the authors' code)",
+         'tightness': 'tight as |D| → ∞ when the maximum sits at p ∈ {0, 1} or at Λ3; possibly loose for '
+                      'interior p',
+         'statement': 'd: 𝒳×𝒳 → [0, 1] a metric (pseudometric fine; the bound is false without the triangle '
+                      'inequality), 0 < m ≤ M < 1, T(x, y) = m + (M − m)d(x, y), out_D(x) = (1/|D|)Σ_{y∈D} '
+                      'T(x, y); each x is deleted independently with probability out_D(x). If M is (ε, '
+                      'δ)-DP, M∘S is (ε^S, (1 − m)δ)-DP with ε^S = max{max_p Λ1(p), max_p Λ2(p), Λ3}. The '
+                      "inverse (epsilon_base, delta_base) is the base budget with ε^S(ε'', m, M) ≤ ε and δ'' "
+                      '= δ/(1 − m).',
+         'notes': "Λ4 = −ln(e^{−ε} + (1 − e^{−ε})m) + 1 − m/M of the authors' analysis is dominated. ε^S(0, "
+                  'm, M) > 0 for m < M is an artifact of the bound.',
+         'public': ['outlier_score_suppression', 'outlier_score_suppression_inverse'],
+         'parameters': {'epsilon': {'domain': (0.0, inf, False, False, False),
+                                    'description': 'privacy loss ε of the base mechanism (inf allowed)'},
+                        'delta': {'domain': (0.0, 1.0, False, False, False),
+                                  'description': 'failure probability δ of the base mechanism'},
+                        'm': {'domain': (0.0, 1.0, True, True, False),
+                              'description': 'smallest deletion probability m = T(x, x) (0 < m ≤ M < 1)'},
+                        'M': {'domain': (0.0, 1.0, True, True, False),
+                              'description': 'largest deletion probability M (distance 1)'}},
+         'constraints': [('m', '<=', 'M')],
+         'outputs': {'epsilon': {'kernel': 'numeric.outlier_score:epsilon',
+                                 'args': ['epsilon', 'delta', 'm', 'M'],
+                                 'rounding': 'up',
+                                 'budget_ulps': 16,
+                                 'at_most_one': False},
+                     'delta': {'kernel': 'numeric._generated.suppression:t14_delta',
+                               'args': ['delta', 'm'],
+                               'rounding': 'up',
+                               'budget_ulps': 2,
+                               'at_most_one': False},
+                     'epsilon_base': {'kernel': 'numeric.outlier_score:epsilon_base',
+                                      'args': ['epsilon', 'delta', 'm', 'M'],
+                                      'rounding': 'down',
+                                      'budget_ulps': 128,
+                                      'at_most_one': False},
+                     'delta_base': {'kernel': 'numeric.outlier_score:delta_base',
+                                    'args': ['epsilon', 'delta', 'm', 'M'],
+                                    'rounding': 'down',
+                                    'budget_ulps': 1,
+                                    'at_most_one': False}}},
+ 'T15': {'id': 'T15',
+         'name': 'Strongly-safe k-anonymization, sampled',
+         'family': 'kanon',
+         'relation': 'add/remove',
+         'provenance': 'source',
+         'citation': 'Li, Qardaji, Su 2012 (arXiv:1101.2604), Thm 5',
+         'tightness': 'upper bound, not tight (the exact worst-case δ is 1.4%–100% of d)',
+         'statement': 'Poisson sampling at rate β followed by any strongly-safe k-anonymization (a '
+                      'data-independent generalisation g, then every generalised value occurring fewer than '
+                      'k times removed) is (ε, δ)-DP for 0 < β < 1 and ε ≥ −ln(1 − β), with δ = d(k, β, ε) = '
+                      'max_{n ≥ n_m} Σ_{j > γn}^{n} C(n,j) β^j (1 − β)^{n−j}, γ = (e^ε − 1 + β)/e^ε, n_m = '
+                      '⌈k/γ − 1⌉. Precondition: ε ≥ −ln(1 − β) (decided exactly).',
+         'notes': 'The maximum is not always at n_m (it can be 20+ values of n later); the kernel stops the '
+                  'scan with the Chernoff bound S(n) ≤ exp(−n·KL(γ‖β)) and decides j > γn and n_m exactly '
+                  'for the given doubles. d is a right-continuous step function of ε with jumps where γ = '
+                  "m'/n, i.e. at ε = ln((1 − β)n/(n − m')).",
+         'public': ['safe_k_anonymization_delta',
+                    'safe_k_anonymization_min_k',
+                    'safe_k_anonymization_min_epsilon',
+                    'safe_k_anonymization_max_beta'],
+         'parameters': {'k': {'domain': (1.0, inf, False, True, True),
+                              'description': 'anonymity parameter k (classes with fewer than k sampled '
+                                             'tuples are suppressed)'},
+                        'beta': {'domain': (0.0, 1.0, True, True, False),
+                                 'description': 'Poisson sampling rate β (each tuple kept independently with '
+                                                'probability β)'},
+                        'epsilon': {'domain': (0.0, inf, False, False, False),
+                                    'description': 'privacy loss ε of the base mechanism (inf allowed)'}},
+         'constraints': [],
+         'outputs': {'delta': {'kernel': 'numeric.kanon:delta',
+                               'args': ['k', 'beta', 'epsilon'],
+                               'rounding': 'up',
+                               'budget_ulps': None,
+                               'at_most_one': True}}},
+ 'T16': {'id': 'T16',
+         'name': 'ε₁-safe k-anonymization, sampled',
+         'family': 'kanon',
+         'relation': 'add/remove',
+         'provenance': 'source',
+         'citation': 'Li, Qardaji, Su 2012 (arXiv:1101.2604), Thm 6',
+         'tightness': 'upper bound, not tight; FALSE if the scheme is chosen on the sample (see notes)',
+         'statement': 'PRECONDITION: the generalisation scheme is chosen by an ε₁-DP algorithm run on the '
+                      'UNSAMPLED data. Then Poisson sampling at rate β followed by k-anonymization under '
+                      'that scheme is (ε, δ)-DP for ε ≥ −ln(1 − β) + ε₁, with δ = d(k, β, ε − ε₁) (d of '
+                      'T15).',
+         'notes': 'If the scheme is chosen on the sample, the bound is false: 200 groups of k − 1 = 2 '
+                  'tuples, scheme i merges the target tuple with group i, the exponential mechanism (ε₁ = 2, '
+                  'utility = sampled size of the merged class) picks i on the sample; at k = 3, β = 0.5, ε = '
+                  '6 the exact δ is 0.2663 against d(3, 0.5, 4) = 0.125 (executable check in '
+                  'proofs_checks.kanon_checks).',
+         'public': ['eps1_safe_k_anonymization_delta'],
+         'parameters': {'k': {'domain': (1.0, inf, False, True, True),
+                              'description': 'anonymity parameter k (classes with fewer than k sampled '
+                                             'tuples are suppressed)'},
+                        'beta': {'domain': (0.0, 1.0, True, True, False),
+                                 'description': 'Poisson sampling rate β (each tuple kept independently with '
+                                                'probability β)'},
+                        'epsilon': {'domain': (0.0, inf, False, False, False),
+                                    'description': 'privacy loss ε of the base mechanism (inf allowed)'},
+                        'epsilon1': {'domain': (0.0, inf, False, True, False),
+                                     'description': 'ε₁ of the DP algorithm that chooses the generalisation '
+                                                    'scheme on the UNSAMPLED data'}},
+         'constraints': [],
+         'outputs': {'delta': {'kernel': 'numeric.kanon:delta_eps1',
+                               'args': ['k', 'beta', 'epsilon', 'epsilon1'],
+                               'rounding': 'up',
+                               'budget_ulps': None,
+                               'at_most_one': True}}},
  'T17': {'id': 'T17',
          'name': 'Missing data (MAR/MCAR), any mechanism',
          'family': 'missing',

