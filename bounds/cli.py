@@ -239,6 +239,8 @@ def _shown(value: float, domain: tuple) -> float | int:
 _FIGURES = {
     "outlier-score": "SPEC T14: ε^S over the (m, M) triangle for ε ∈ {0.25, 0.5, 1, 2} with the contour ε^S = ε "
                      "(Fig. 2 of Miranda-Pascual et al.)",
+    "kanon": "SPEC T15: δ against k for several β at ε = 1, and the smallest ε with δ ≤ 1e-6 against k "
+             "(the view of Li, Qardaji, Su's Figure 6)",
 }
 
 
@@ -247,7 +249,7 @@ def _cmd_plot(args: argparse.Namespace, extra: list[str]) -> int:
         from . import plots
     except ImportError as exc:  # matplotlib is an optional extra
         return _fail(f"plotting needs matplotlib: pip install 'ampbounds[plot]' ({exc})")
-    draw = {"outlier-score": plots.plot_outlier_score}[args.figure]
+    draw = {"outlier-score": plots.plot_outlier_score, "kanon": plots.plot_kanon}[args.figure]
     print(draw(args.out))
     return 0
 
