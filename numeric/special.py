@@ -1,8 +1,8 @@
 """Hand-written numba helpers that the generated kernels call.
 
-- ``up`` / ``down``: outward rounding by at least ``n`` ulps (``n`` steps of ``nextafter`` or more).  One
-  step is one ulp for a normal number and one unit 2⁻¹⁰⁷⁴ for a subnormal, so an error budget in ulps also
-  covers the absolute error of subnormal results.
+- ``up`` / ``down``: outward rounding by at least ``n`` ulps (``n`` steps of ``nextafter``; at most about
+  2n + 2).  One step is one ulp for a normal number and one unit 2⁻¹⁰⁷⁴ for a subnormal, so an error budget in
+  ulps also covers the absolute error of subnormal results.
 - ``amplify_large``: A_η(ε) = ln(1 + η(e^ε − 1)) for ε > 709, where e^ε overflows.  It evaluates
   softplus(ε + ln η + ln(1 − e^{−ε})) with ln η split as e·ln2 + ln(mantissa), and ln 2 split into a head
   with 21 trailing zero bits and a tail, so ε + e·ln2_hi is exact (Sterbenz) exactly where it cancels
@@ -37,31 +37,27 @@ def spacing(x: float) -> float:
 
 @njit(cache=True)
 def up(x: float, n: int) -> float:
-    """A double at least n floats above x (x ≥ 0; inf stays inf).
+    """A double at least n floats above x ≥ 0 (at most about 2n + 2 above; inf stays inf).
 
-    Each of the n steps is at most the spacing s at the landing point, so x + (n + 1)·s (rounded to nearest,
-    losing at most half of s) is at least n steps up.  s is spacing(x) unless that sum crosses into the next
-    binade, where the spacing doubles and is taken instead.  Cheaper than n calls of nextafter.
+    Let s be the spacing of doubles at x.  For normal x, x·2⁻⁵² lies in [s, 2s), and it is within a factor
+    (1 − 2⁻⁵²·…) of 2s exactly when x is near the top of its binade, which is where the next n steps may
+    cross into the next binade with steps of 2s.  So d = (n + 1)·x·2⁻⁵² covers n steps in every case, with one
+    step to spare for the rounding of x + d.  For subnormal x the added (n + 1)·2⁻¹⁰⁷⁴ does the same.  One
+    multiply and two adds: as cheap as the kernel's own arithmetic, unlike n calls of nextafter.
     """
-    if x == np.inf:
-        return x
-    s = spacing(x)
-    y = x + (n + 1) * s
-    s_landing = spacing(y) if y != np.inf else s
-    if s_landing > s:
-        y = x + (n + 1) * s_landing
-    return y
+    return x + (x * ((n + 1) * 2.0 ** -52) + (n + 1) * 5e-324)
 
 
 @njit(cache=True)
 def down(x: float, n: int) -> float:
     """A double at least n floats below x, never below 0; inf stays inf (only an infinite input gives inf).
 
-    Below a power of two the spacing halves, so subtracting (n + 1) spacings of x moves at least n steps.
+    Steps below x are at most the spacing s at x and x·2⁻⁵² ≥ s, so subtracting (n + 1)·x·2⁻⁵² (plus
+    (n + 1)·2⁻¹⁰⁷⁴ for subnormals) moves at least n steps after rounding.
     """
     if x == np.inf:
         return x
-    return max(x - (n + 1) * spacing(x), 0.0)
+    return max(x - (x * ((n + 1) * 2.0 ** -52) + (n + 1) * 5e-324), 0.0)
 
 
 @njit(cache=True)
