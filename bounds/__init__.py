@@ -36,6 +36,12 @@ from .profiles import (
     laplace_profile_inverse,
 )
 from .registry import TheoremInfo, latex, theorem, theorems
+from .subsampled_profiles import (  # SPEC T11
+    subsampled_gaussian_profile,
+    subsampled_gaussian_profile_inverse,
+    subsampled_laplace_profile,
+    subsampled_laplace_profile_inverse,
+)
 from .suppression import (
     SuppressionBound,
     deterministic_suppression,
@@ -88,10 +94,42 @@ __all__ = [
     "safe_k_anonymization_max_beta",
     "safe_k_anonymization_min_epsilon",
     "safe_k_anonymization_min_k",
+    "subsampled_gaussian_profile",
+    "subsampled_gaussian_profile_inverse",
+    "subsampled_laplace_profile",
+    "subsampled_laplace_profile_inverse",
     "suppression_bound",
     "suppression_sensitivity",
     "theorem",
     "theorems",
     "with_replacement",
     "without_replacement",
+]
+
+from .mechanisms import (  # noqa: E402  (profile-level T1–T4 for mechanism objects)
+    EpsDelta,
+    Gaussian,
+    Laplace,
+    poisson_subsampling_profile,
+    with_replacement_profile,
+    without_replacement_profile,
+)
+
+__all__ += [
+    "EpsDelta",
+    "Gaussian",
+    "Laplace",
+    "poisson_subsampling_profile",
+    "with_replacement_profile",
+    "without_replacement_profile",
+]
+
+from .poisson_substitution import (  # noqa: E402  (SPEC T6, profile level, derived)
+    poisson_substitution,
+    poisson_substitution_profile,
+)
+
+__all__ += [
+    "poisson_substitution",
+    "poisson_substitution_profile",
 ]

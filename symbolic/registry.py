@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from . import group, kanon, missing, profiles, subsampling, suppression  # noqa: F401  (importing registers)
+from . import subsampled_profiles  # noqa: F401  (SPEC T11)
+from . import poisson_substitution  # noqa: F401  (SPEC T6)
 from .core import _REGISTRY, Theorem
 
 FAMILIES = {"subsampling": subsampling, "group": group, "missing": missing, "profiles": profiles, "kanon": kanon,
-            "suppression": suppression}
+            "suppression": suppression, "subsampled_profiles": subsampled_profiles,
+            "poisson_substitution": poisson_substitution}
 
 
 def get(theorem_id: str) -> Theorem:

@@ -158,6 +158,54 @@ THEOREMS = {'T1': {'id': 'T1',
                               'rounding': 'up',
                               'budget_ulps': 2,
                               'at_most_one': True}}},
+ 'T6': {'id': 'T6',
+        'name': 'Poisson subsampling under substitution',
+        'family': 'poisson_substitution',
+        'relation': 'substitute',
+        'provenance': 'derived',
+        'citation': "this library's own bound, from the proof strategy of Balle, Barthe, Gaboardi 2018 "
+                    "(advanced joint convexity, Thm 2); the paper's supplementary statement was not "
+                    'recovered',
+        'tightness': 'not tight in general (the convexity step in the second argument loses); attained when '
+                     "the substitute pair's worst case is an add/remove pair (e.g. a mechanism that ignores "
+                     "z'); the brute force reports attainment",
+        'statement': 'Poisson subsampling at rate γ of a mechanism M with add/remove profile δ^(r)_M and '
+                     "substitute profile δ^(s)_M, under the substitute relation: with e^{ε'} = 1 + γ(e^ε − "
+                     "1) and β = e^{ε' − ε}, δ_{M∘S}(ε') ≤ γ[(1 − β)·δ^(r)_M(ε) + β·δ^(s)_M(ε)].",
+        'notes': "Provenance 'derived': the paper's supplementary statement was not recovered; this is this "
+                 "library's own bound, reconstructed and verified by brute force. Derivation: for substitute "
+                 "neighbours x = D + z, x' = D + z' and a fixed Poisson sample of D, the outputs are μ = (1 "
+                 "− γ)μ₀ + γμ₁ and μ' = (1 − γ)μ₀ + γμ₁' (μ₀: z/z' not sampled, μ₁: z sampled, μ₁': z' "
+                 'sampled). Advanced joint convexity (Balle, Barthe, Gaboardi 2018, Thm 2) gives '
+                 "H_{e^ε'}(μ‖μ') = γ·H_{e^ε}(μ₁‖(1 − β)μ₀ + βμ₁'); convexity of H in its second argument "
+                 "bounds this by γ[(1 − β)H_{e^ε}(μ₁‖μ₀) + βH_{e^ε}(μ₁‖μ₁')], where (μ₁, μ₀) are add/remove "
+                 "neighbours and (μ₁, μ₁') substitute neighbours; joint convexity averages over the sample "
+                 "of D, and swapping z and z' gives the other direction. Brute force: exact rationals on "
+                 "kernels of b(S) = [z ∈ S] − [z' ∈ S] (proofs_checks.poisson_substitution_checks). Stable "
+                 "evaluation: β = e^{−ε} + γ(1 − e^{−ε}), 1 − β = (1 − γ)(1 − e^{−ε}), u = −expm1(−ε); δ' = "
+                 'γ[(1 − γ)uδ_r + (e^{−ε} + γu)δ_s] adds nonnegative terms only.',
+        'public': ['poisson_substitution', 'poisson_substitution_profile'],
+        'parameters': {'epsilon': {'domain': (0.0, inf, False, False, False),
+                                   'description': 'privacy loss ε of the base mechanism (inf allowed)'},
+                       'rate': {'domain': (0.0, 1.0, False, False, False),
+                                'description': 'probability γ that each record is kept (Poisson sampling)'},
+                       'delta_remove': {'domain': (0.0, 1.0, False, False, False),
+                                        'description': 'profile δ^(r)_M(ε) of the base mechanism for '
+                                                       'add/remove neighbours, at ε'},
+                       'delta_substitute': {'domain': (0.0, 1.0, False, False, False),
+                                            'description': 'profile δ^(s)_M(ε) of the base mechanism for '
+                                                           'substitute neighbours, at ε'}},
+        'constraints': [],
+        'outputs': {'epsilon': {'kernel': 'numeric._generated.poisson_substitution:t6_epsilon',
+                                'args': ['epsilon', 'rate'],
+                                'rounding': 'up',
+                                'budget_ulps': 4,
+                                'at_most_one': False},
+                    'delta': {'kernel': 'numeric._generated.poisson_substitution:t6_delta',
+                              'args': ['epsilon', 'rate', 'delta_remove', 'delta_substitute'],
+                              'rounding': 'up',
+                              'budget_ulps': 8,
+                              'at_most_one': True}}},
  'T7': {'id': 'T7',
         'name': 'Group privacy',
         'family': 'group',
@@ -282,6 +330,81 @@ THEOREMS = {'T1': {'id': 'T1',
                                'rounding': 'up',
                                'budget_ulps': 16,
                                'at_most_one': False}}},
+ 'T11': {'id': 'T11',
+         'name': 'Poisson-subsampled Gaussian/Laplace',
+         'family': 'subsampled_profiles',
+         'relation': 'add/remove',
+         'provenance': 'source',
+         'citation': 'dominating pairs: Google dp_accounting (privacy_loss_distribution), autodp; closed '
+                     'forms verified against numerical integration (SPEC T11)',
+         'tightness': 'exact: the profiles of the Poisson-subsampled Gaussian/Laplace mechanism with θ = Δ/σ '
+                      '(Δ/b), for each direction of add/remove',
+         'statement': 'B₀ = base law without the record, B₁ with it (shift Δ). REMOVE pair ((1−q)B₀ + qB₁, '
+                      'B₀), ADD pair (B₀, (1−q)B₀ + qB₁). With e^{ε_q} = 1 + (e^ε − 1)/q, c = 1 − (1 − '
+                      'q)e^ε, t = ln(q e^ε/c): Gaussian REMOVE = qΦ(θ/2 − ε_q/θ) − (e^ε − 1 + q)Φ(−θ/2 − '
+                      'ε_q/θ) when e^ε > 1 − q, else 1 − e^ε; Gaussian ADD = cΦ(θ/2 − t/θ) − q e^ε Φ(−θ/2 − '
+                      't/θ) when c > 0, else 0; Laplace REMOVE = 1 − e^ε / q − e^{−θ/2}√(q(q + e^ε − 1)) / 0 '
+                      'split at e^ε = 1 − q + q e^{∓θ}; Laplace ADD = 1 − e^ε / 1 − (1 − q)e^ε − e^{−θ/2}√(q '
+                      'e^ε(1 − (1 − q)e^ε)) / 0 split at e^ε = 1/(1 − q + q e^{±θ}). Evaluated as REMOVE = '
+                      'q·δ_b(A_q⁻¹(ε)), ADD = c·δ_b(t) with the T8/T9 kernels at a double-double argument. '
+                      'Inverses ε(δ) = min{ε : δ(ε) ≤ δ}, rounded up.',
+         'notes': "For ε ≥ 0 REMOVE ≥ ADD; direction='both' is the maximum. SPEC records agreement with "
+                  'dp_accounting 0.6.0 at 5e-11 relative.',
+         'public': ['subsampled_gaussian_profile',
+                    'subsampled_gaussian_profile_inverse',
+                    'subsampled_laplace_profile',
+                    'subsampled_laplace_profile_inverse'],
+         'parameters': {'epsilon': {'domain': (-inf, inf, False, False, False),
+                                    'description': 'ε at which the profile is evaluated (any real; ±inf '
+                                                   'allowed)'},
+                        'delta': {'domain': (0.0, 1.0, False, False, False),
+                                  'description': 'failure probability δ of the base mechanism'},
+                        'theta': {'domain': (0.0, inf, True, True, False),
+                                  'description': 'θ = Δ/b (Laplace scale b) or Δ/σ (Gaussian standard '
+                                                 'deviation σ), θ > 0'},
+                        'rate': {'domain': (0.0, 1.0, False, False, False),
+                                 'description': 'Poisson sampling rate q ∈ [0, 1]'}},
+         'constraints': [],
+         'outputs': {'gaussian_remove': {'kernel': 'numeric.subsampled_profiles:gaussian_remove',
+                                         'args': ['epsilon', 'delta', 'theta', 'rate'],
+                                         'rounding': 'up',
+                                         'budget_ulps': 64,
+                                         'at_most_one': True},
+                     'gaussian_add': {'kernel': 'numeric.subsampled_profiles:gaussian_add',
+                                      'args': ['epsilon', 'delta', 'theta', 'rate'],
+                                      'rounding': 'up',
+                                      'budget_ulps': 64,
+                                      'at_most_one': True},
+                     'laplace_remove': {'kernel': 'numeric.subsampled_profiles:laplace_remove',
+                                        'args': ['epsilon', 'delta', 'theta', 'rate'],
+                                        'rounding': 'up',
+                                        'budget_ulps': 8,
+                                        'at_most_one': True},
+                     'laplace_add': {'kernel': 'numeric.subsampled_profiles:laplace_add',
+                                     'args': ['epsilon', 'delta', 'theta', 'rate'],
+                                     'rounding': 'up',
+                                     'budget_ulps': 8,
+                                     'at_most_one': True},
+                     'gaussian_remove_epsilon': {'kernel': 'numeric.subsampled_profiles:gaussian_remove_epsilon',
+                                                 'args': ['epsilon', 'delta', 'theta', 'rate'],
+                                                 'rounding': 'up',
+                                                 'budget_ulps': 64,
+                                                 'at_most_one': False},
+                     'gaussian_add_epsilon': {'kernel': 'numeric.subsampled_profiles:gaussian_add_epsilon',
+                                              'args': ['epsilon', 'delta', 'theta', 'rate'],
+                                              'rounding': 'up',
+                                              'budget_ulps': 64,
+                                              'at_most_one': False},
+                     'laplace_remove_epsilon': {'kernel': 'numeric.subsampled_profiles:laplace_remove_epsilon',
+                                                'args': ['epsilon', 'delta', 'theta', 'rate'],
+                                                'rounding': 'up',
+                                                'budget_ulps': 64,
+                                                'at_most_one': False},
+                     'laplace_add_epsilon': {'kernel': 'numeric.subsampled_profiles:laplace_add_epsilon',
+                                             'args': ['epsilon', 'delta', 'theta', 'rate'],
+                                             'rounding': 'up',
+                                             'budget_ulps': 64,
+                                             'at_most_one': False}}},
  'T12': {'id': 'T12',
          'name': 'Deterministic suppression',
          'family': 'suppression',

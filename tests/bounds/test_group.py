@@ -18,72 +18,14 @@ from mpmath import mp, mpf
 
 import bounds
 from bounds import Guarantee
+from tests.exact_arith import INF, assert_upper, cap, digits, log_uniform, ordered
 
-INF = math.inf
-FLOAT_MAX = Fraction(np.finfo(np.float64).max)
-
-
-def cap(n: int) -> int:
-    return min(n, settings.default.max_examples)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Exact comparison helpers (as in test_subsampling)
-# ---------------------------------------------------------------------------------------------------------
-
-def exact(x) -> Fraction:
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, (float, int)):
-        return Fraction(x)
-    man, exp = x.man_exp
-    return Fraction(0) if man == 0 else Fraction(man) * Fraction(2) ** exp
-
-
-def ulp_at(x: Fraction) -> Fraction:
-    x = abs(x)
-    if x == 0:
-        return Fraction(1, 2 ** 1074)
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    while Fraction(2) ** e > x:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= x:
-        e += 1
-    return Fraction(2) ** max(e - 52, -1074)
-
-
-def show(ref) -> str:
-    if isinstance(ref, Fraction):
-        return f"~{mp.nstr(mpf(ref.numerator) / ref.denominator, 20)}"
-    return mp.nstr(ref, 25)
-
-
-def assert_upper(got, ref, *, rel: float = 1e-13, ulps: int = 16, what: str = "") -> None:
-    """``got`` is a float >= the exact ``ref`` (mpf or Fraction) and within rel (or ``ulps`` float steps)."""
-    assert isinstance(got, float), f"{what}: returned {type(got).__name__}, not float"
-    if isinstance(ref, Fraction):
-        sound = Fraction(got) >= ref if math.isfinite(got) else got == INF
-    else:
-        sound = mpf(got) >= ref
-    assert sound, f"{what}: UNSOUND, got {got!r} below the exact value {show(ref)}"
-    x = exact(ref)
-    if got == INF:
-        assert x > FLOAT_MAX, f"{what}: got inf for the finite exact value {show(ref)}"
-        return
-    excess = Fraction(got) - x
-    tolerance = max(Fraction(rel) * x, ulps * ulp_at(x))
-    assert excess <= tolerance, (f"{what}: too loose, got {got!r}, exact {show(ref)}, "
-                                 f"excess {float(excess / ulp_at(x)):.3g} ulps")
+ULPS = 16  # tightness allowance in float steps for every T7 check (assert_upper's default is 8)
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Reference
 # ---------------------------------------------------------------------------------------------------------
-
-def digits(epsilon: float, delta: float) -> int:
-    extra = max([0.0] + [-math.log10(x) for x in (epsilon, delta) if 0 < x < 1])
-    return 60 + int(2 * extra) + 20
-
 
 def group_delta_ref(epsilon: float, delta: float, k: int):
     """min(1, δ·Σ_{j=0}^{k−1} e^{jε}): exact at ε = 0, the sum for k ≤ 400, the closed form above."""
@@ -100,20 +42,9 @@ def group_delta_ref(epsilon: float, delta: float, k: int):
         return +min(mpf(1), mpf(delta) * total)
 
 
-def log_uniform(lo: float, hi: float) -> st.SearchStrategy[float]:
-    return st.floats(lo, hi).map(lambda e: 10.0 ** e)
-
-
 EPS = st.one_of(log_uniform(-300, 4), st.sampled_from([1e-300, 1e-16, 1.0, 350.0, 700.0, 710.0, 1e4]))
 DELTA = st.one_of(log_uniform(-300, 0), st.sampled_from([1e-300, 0.5, 1.0]))
 K = st.one_of(st.integers(1, 50), st.integers(1, 400), st.integers(401, 10 ** 6), st.sampled_from([1, 2, 10 ** 9]))
-
-
-@st.composite
-def ordered(draw, strategy, top=INF):
-    a = draw(strategy)
-    b = draw(st.one_of(strategy, st.just(a), st.just(min(top, math.nextafter(a, INF)))))
-    return (a, b) if a <= b else (b, a)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -132,8 +63,9 @@ def ordered(draw, strategy, top=INF):
 @example(0.1, 1e-300, 7001)
 def test_group_privacy_sound_and_tight(epsilon, delta, k):
     g = bounds.group_privacy(epsilon, delta, float(k))
-    assert_upper(g.epsilon, k * Fraction(epsilon), what=f"T7 eps' at {epsilon!r}, k={k}")
-    assert_upper(g.delta, group_delta_ref(epsilon, delta, k), what=f"T7 delta' at {epsilon!r}, {delta!r}, k={k}")
+    assert_upper(g.epsilon, k * Fraction(epsilon), ulps=ULPS, what=f"T7 eps' at {epsilon!r}, k={k}")
+    assert_upper(g.delta, group_delta_ref(epsilon, delta, k), ulps=ULPS,
+                 what=f"T7 delta' at {epsilon!r}, {delta!r}, k={k}")
     assert g.delta <= 1.0
 
 
@@ -144,7 +76,8 @@ def test_group_privacy_subnormal_delta(delta, epsilon, k):
     """δ below the normal range (e.g. a δ computed by another bound): δ' still sound and tight up to the
     subnormal step; when δ' < 1 it must not be reported as 1 just because e^{(k−1)ε} overflows."""
     g = bounds.group_privacy(epsilon, delta, float(k))
-    assert_upper(g.delta, group_delta_ref(epsilon, delta, k), what=f"T7 delta' at {epsilon!r}, {delta!r}, k={k}")
+    assert_upper(g.delta, group_delta_ref(epsilon, delta, k), ulps=ULPS,
+                 what=f"T7 delta' at {epsilon!r}, {delta!r}, k={k}")
 
 
 @given(DELTA, K)
@@ -152,7 +85,7 @@ def test_group_privacy_epsilon_zero(delta, k):
     """ε = 0: ε' = 0 exactly and δ' = min(1, kδ)."""
     g = bounds.group_privacy(0.0, delta, float(k))
     assert g.epsilon == 0.0
-    assert_upper(g.delta, min(Fraction(1), k * Fraction(delta)), what=f"T7 eps 0, delta {delta!r}, k={k}")
+    assert_upper(g.delta, min(Fraction(1), k * Fraction(delta)), ulps=ULPS, what=f"T7 eps 0, delta {delta!r}, k={k}")
 
 
 @given(st.one_of(EPS, st.sampled_from([0.0, INF, 5e-324, 1.7976931348623157e308])),
@@ -194,7 +127,7 @@ def test_group_privacy_exact_rational_case():
         g = bounds.group_privacy(math.log(2), delta, k)
         target = (2 ** k - 1) * Fraction(delta)
         assert abs(Fraction(g.delta) / target - 1) < Fraction(1, 10 ** 13), (k, g.delta)
-        assert_upper(g.delta, group_delta_ref(math.log(2), delta, k), what=f"ln 2, k={k}")
+        assert_upper(g.delta, group_delta_ref(math.log(2), delta, k), ulps=ULPS, what=f"ln 2, k={k}")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -18,12 +18,7 @@ from hypothesis import strategies as st
 from mpmath import mp, mpf
 
 import bounds
-
-INF = math.inf
-
-
-def log_uniform(lo: float, hi: float) -> st.SearchStrategy[float]:
-    return st.floats(lo, hi).map(lambda e: 10.0 ** e)
+from tests.exact_arith import INF, log_uniform
 
 
 EPS = st.one_of(log_uniform(-300, 4), st.sampled_from([1e-300, 1.0, 700.0, 709.0, 710.0, 745.0, 800.0, 1e4]))
@@ -32,6 +27,7 @@ RATIO = st.one_of(UNIT, st.sampled_from([0.0, 1 / 3, 0.7, 0.93, 1.0]))
 
 
 def digits(*xs: float) -> int:
+    """Working digits from the *sum* of the small inputs' magnitudes (tests.exact_arith.digits takes the max)."""
     return 60 + int(2 * sum(max(0.0, -math.log10(x)) for x in xs if 0 < x < 1)) + 20
 
 
@@ -54,6 +50,7 @@ def t18_ref(epsilon: float, p_star: float, ratio: float) -> mpf:
 
 
 def assert_upper(got: float, ref, *, rel: float = 1e-13, what: str = "") -> None:
+    """``got`` >= the mpf ``ref`` and within rel or 8 subnormal steps (not tests.exact_arith.assert_upper's ulps)."""
     assert isinstance(got, float), what
     if ref == INF:
         assert got == INF, what

@@ -21,131 +21,17 @@ from mpmath import mp, mpf
 
 import bounds
 from bounds import Guarantee
+from tests.exact_arith import INF, assert_lower, assert_upper, cap, digits, log_uniform, ordered, to_mpf, ulps_between
 
-INF = math.inf
 # Outward rounding moves a value at least n and at most about 2n + 2 floats (numeric.special.up); with the
 # evaluation error on top, a guarantee that equals its input exactly (rate 1) comes back within these:
 EPS_SLACK = 12  # ε' kernels are rounded up by 4 ulps: ≤ 10 ulps of rounding + ≤ 2 ulps of error
 DELTA_SLACK = 8  # δ' kernels: exact directed rounding (T1) or up by 2 ulps (T2, T5): ≤ 6 + 1
-FLOAT_MAX = Fraction(np.finfo(np.float64).max)
-
-
-def cap(n: int) -> int:
-    """At most ``n`` examples, and never more than the active profile asks for."""
-    return min(n, settings.default.max_examples)
-
-
-# --------------------------------------------------------------------------------------------------------
-# Exact arithmetic helpers
-# --------------------------------------------------------------------------------------------------------
-
-def exact(x) -> Fraction:
-    """The exact rational value of a float, Fraction or (finite) mpf."""
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, (float, int)):
-        return Fraction(x)
-    man, exp = x.man_exp
-    if man == 0:
-        return Fraction(0)
-    return Fraction(man) * Fraction(2) ** exp
-
-
-def ulp_at(x: Fraction) -> Fraction:
-    """Spacing of binary64 floats at the exact value x (the subnormal step 2^-1074 below 2^-1022)."""
-    x = abs(x)
-    if x == 0:
-        return Fraction(1, 2 ** 1074)
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    while Fraction(2) ** e > x:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= x:
-        e += 1
-    return Fraction(2) ** max(e - 52, -1074)
-
-
-def is_inf(ref) -> bool:
-    return (isinstance(ref, float) or not isinstance(ref, Fraction)) and ref == INF
-
-
-def show(ref) -> str:
-    if isinstance(ref, Fraction):
-        return f"{ref.numerator}/{ref.denominator} (~{mp.nstr(mpf(ref.numerator) / ref.denominator, 20)})"
-    return mp.nstr(ref, 25)
-
-
-def assert_upper(got, ref, *, rel: float = 1e-13, ulps: int = 8, what: str = "") -> None:
-    """``got`` is a float >= the exact ``ref`` (mpf or Fraction) and within rel (or ``ulps`` float steps)."""
-    assert isinstance(got, float), f"{what}: returned {type(got).__name__}, not float"
-    if is_inf(ref):
-        assert got == INF, f"{what}: exact value is inf, got {got!r}"
-        return
-    if isinstance(ref, Fraction):
-        sound = Fraction(got) >= ref if math.isfinite(got) else got == INF
-    else:
-        sound = mpf(got) >= ref  # exact comparison of binary numbers
-    assert sound, f"{what}: UNSOUND, got {got!r} below the exact value {show(ref)}"
-    x = exact(ref)
-    if got == INF:
-        assert x > FLOAT_MAX, f"{what}: got inf for the finite exact value {show(ref)}"
-        return
-    excess = Fraction(got) - x
-    tolerance = max(Fraction(rel) * x, ulps * ulp_at(x))
-    assert excess <= tolerance, (f"{what}: too loose, got {got!r}, exact {show(ref)}, "
-                                 f"excess {float(excess):.3g} = {float(excess / ulp_at(x)):.3g} ulps")
-
-
-def assert_lower(got, ref, *, rel: float = 1e-13, ulps: int = 8, what: str = "") -> None:
-    """``got`` is a float <= the exact ``ref`` (mpf or Fraction) and within rel (or ``ulps`` float steps)."""
-    assert isinstance(got, float), f"{what}: returned {type(got).__name__}, not float"
-    if is_inf(ref):
-        assert got == INF, f"{what}: exact value is inf, got {got!r}"
-        return
-    if isinstance(ref, Fraction):
-        sound = Fraction(got) <= ref if math.isfinite(got) else False
-    else:
-        sound = mpf(got) <= ref
-    assert sound, f"{what}: UNSAFE, got {got!r} above the exact value {show(ref)}"
-    x = exact(ref)
-    shortfall = x - Fraction(got)
-    tolerance = max(Fraction(rel) * x, ulps * ulp_at(x))
-    assert shortfall <= tolerance, (f"{what}: too conservative, got {got!r}, exact {show(ref)}, "
-                                    f"shortfall {float(shortfall / ulp_at(x)):.3g} ulps")
-
-
-def ulps_between(a: float, b: float) -> float:
-    """|a − b| in units of the float spacing at the larger of the two (finite) values."""
-    return float(abs(Fraction(a) - Fraction(b)) / ulp_at(max(abs(Fraction(a)), abs(Fraction(b)))))
 
 
 # --------------------------------------------------------------------------------------------------------
 # Independent high-precision references (straight from the SPEC formulas)
 # --------------------------------------------------------------------------------------------------------
-
-def log10_of(x) -> float:
-    """log10 of a positive float, Fraction or mpf, without underflow."""
-    if isinstance(x, Fraction):
-        return math.log10(x.numerator) - math.log10(x.denominator)
-    if isinstance(x, float):
-        return math.log10(x)
-    return float(mp.log10(x))
-
-
-def digits(*small) -> int:
-    """Working digits: 60 plus twice the decimal magnitude of the smallest quantity, plus 20."""
-    extra = 0.0
-    for x in small:
-        if 0 < x < 1:
-            extra = max(extra, -log10_of(x))
-    return 60 + int(2 * extra) + 20
-
-
-def to_mpf(x) -> mpf:
-    """A float, int or Fraction as an mpf at the working precision (exact for floats and ints)."""
-    if isinstance(x, Fraction):
-        return mpf(x.numerator) / x.denominator
-    return mpf(x)
-
 
 def amplify_ref(epsilon: float, eta) -> mpf:
     """A_η(ε) = ln(1 + η(e^ε − 1)) (SPEC Conventions), η a float, Fraction or mpf in [0, 1]."""
@@ -211,10 +97,6 @@ def t3_delta_ref(epsilon: float, delta: float, m: int, n: int, kmax: int | None 
 # Strategies: magnitudes from 1e-300 up, plus the values where the kernels switch branches
 # --------------------------------------------------------------------------------------------------------
 
-def log_uniform(lo: float, hi: float) -> st.SearchStrategy[float]:
-    return st.floats(lo, hi).map(lambda e: 10.0 ** e)
-
-
 EPS = st.one_of(log_uniform(-300, 4), st.sampled_from(
     [1e-300, 1e-16, 1.0, 700.0, 709.0, math.nextafter(709.0, INF), 710.0, 744.0, 1e4]))
 DELTA = st.one_of(log_uniform(-300, 0), st.sampled_from([1e-300, 0.5, 1.0]))
@@ -228,14 +110,6 @@ def m_and_n(draw, max_n: int = 2 ** 53) -> tuple[int, int]:
     n = draw(st.one_of(st.integers(1, 1000), st.integers(1, max_n)))
     m = draw(st.one_of(st.integers(0, n), st.sampled_from([0, 1, n])))
     return m, n
-
-
-@st.composite
-def ordered(draw, strategy, top: float = INF) -> tuple[float, float]:
-    """Two values a <= b (both <= top), often equal or adjacent."""
-    a = draw(strategy)
-    b = draw(st.one_of(strategy, st.just(a), st.just(min(top, math.nextafter(a, INF)))))
-    return (a, b) if a <= b else (b, a)
 
 
 # --------------------------------------------------------------------------------------------------------

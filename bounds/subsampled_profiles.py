@@ -1,0 +1,232 @@
+"""Public API for SPEC T11: exact privacy profiles of the one-step Poisson-subsampled Gaussian and Laplace
+mechanisms, in the REMOVE and ADD directions of add/remove, and their inverses."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._core import as_output, evaluate, is_scalar, validate
+
+DIRECTIONS = ("remove", "add", "both")
+
+
+def _direction(function: str, direction: Any) -> tuple[str, ...]:
+    if direction not in DIRECTIONS:
+        raise ValueError(f"{function}: direction = {direction!r} must be 'remove', 'add' or 'both' (SPEC T11)")
+    return ("remove", "add") if direction == "both" else (direction,)
+
+
+def _evaluate(function: str, mechanism: str, direction: str, suffix: str, **params: Any) -> Any:
+    directions = _direction(function, direction)
+    scalar = is_scalar(*params.values())
+    arrays = validate(function, "T11", **params)
+    shape = next(iter(arrays.values())).shape
+    for name in ("epsilon", "delta", "theta", "rate"):  # the kernels take every parameter
+        arrays.setdefault(name, np.zeros(shape))
+    results = [evaluate("T11", f"{mechanism}_{d}{suffix}", arrays) for d in directions]
+    return as_output(np.maximum.reduce(results) if len(results) > 1 else results[0], scalar)
+
+
+def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike, rate: ArrayLike, *,
+                                direction: str = "both") -> Any:
+    r"""Exact privacy profile of the Poisson-subsampled Gaussian mechanism, one step (SPEC T11).
+
+    Returns an upper bound on δ(ε), rounded up (never below the exact value), or raises.
+
+    .. math::
+
+        \delta_{\mathrm{rem}}(\varepsilon) = q\,\Phi\Bigl(\frac{\theta}{2} - \frac{\varepsilon_q}{\theta}\Bigr)
+            - (e^{\varepsilon} - 1 + q)\,\Phi\Bigl(-\frac{\theta}{2} - \frac{\varepsilon_q}{\theta}\Bigr)
+            \ (e^\varepsilon > 1 - q), \qquad
+        \delta_{\mathrm{add}}(\varepsilon) = c\,\Phi\Bigl(\frac{\theta}{2} - \frac{t}{\theta}\Bigr)
+            - q e^{\varepsilon}\,\Phi\Bigl(-\frac{\theta}{2} - \frac{t}{\theta}\Bigr) \ (c > 0)
+
+    with e^{ε_q} = 1 + (e^ε − 1)/q, c = 1 − (1 − q)e^ε, t = ln(q e^ε/c); REMOVE is 1 − e^ε for
+    e^ε ≤ 1 − q and ADD is 0 for c ≤ 0.  REMOVE is the pair ((1 − q)B₀ + qB₁, B₀), ADD the pair
+    (B₀, (1 − q)B₀ + qB₁), B₀ = N(0, σ²), B₁ = N(Δ, σ²), θ = Δ/σ.
+
+    Evaluated as REMOVE = q·δ_θ(A_q⁻¹(ε)) and ADD = c·δ_θ(t) (proven in ``symbolic.subsampled_profiles``)
+    with the T9 erfcx kernel at a double-double argument, plus a running bound on the argument's error,
+    then rounded up by a measured budget (``ampbounds certify --theorem T11``).  Satisfies SPEC's identity
+    δ_rem(A_q(ε)) = q·δ_T9(ε) (T1 is attained by the Gaussian); q = 1 is T9.
+
+    SPEC T11.  Provenance: *source* for the dominating pairs (Google dp_accounting, autodp); the closed
+    forms are verified against quadrature of the hockey-stick integral.  Relation: add/remove, both
+    directions; ``direction="both"`` (the default) returns the maximum, the profile for add/remove.  For
+    ε ≥ 0 REMOVE ≥ ADD.  Exact (tight).
+
+    Parameters
+    ----------
+    epsilon : array_like
+        ε, any real number (±inf allowed).
+    theta : array_like
+        θ = Δ/σ > 0 (finite).
+    rate : array_like
+        Poisson rate q ∈ [0, 1] (q = 0 gives [1 − e^ε]₊, the profile of identical laws).
+    direction : {"both", "remove", "add"}
+        Which neighbouring direction; "both" is the maximum of the two.
+
+    Returns
+    -------
+    float or ndarray
+        δ(ε) ∈ [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If a parameter is NaN or outside its domain (θ ≤ 0, rate ∉ [0, 1]) or the direction is unknown.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> d = bounds.subsampled_gaussian_profile(1.0, 1.0, 0.1, direction="remove")
+    >>> round(d, 15)
+    0.000207121486021
+    >>> abs(bounds.subsampled_gaussian_profile(0.5, 1.0, 1.0) / bounds.gaussian_profile(0.5, 1.0) - 1) < 1e-13
+    True
+    """
+    return _evaluate("subsampled_gaussian_profile", "gaussian", direction, "", epsilon=epsilon, theta=theta,
+                     rate=rate)
+
+
+def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike, rate: ArrayLike, *,
+                               direction: str = "both") -> Any:
+    r"""Exact privacy profile of the Poisson-subsampled Laplace mechanism, one step (SPEC T11).
+
+    Returns an upper bound on δ(ε), rounded up (never below the exact value), or raises.
+
+    .. math::
+
+        \delta_{\mathrm{rem}}(\varepsilon) = \begin{cases} 1 - e^{\varepsilon} & e^\varepsilon \le 1 - q + q e^{-\theta} \\
+            q - e^{-\theta/2}\sqrt{q(q + e^{\varepsilon} - 1)} & \text{between} \\
+            0 & e^\varepsilon \ge 1 - q + q e^{\theta} \end{cases}
+        \qquad
+        \delta_{\mathrm{add}}(\varepsilon) = \begin{cases} 1 - e^{\varepsilon} & e^\varepsilon \le 1/(1 - q + q e^{\theta}) \\
+            c - e^{-\theta/2}\sqrt{q e^{\varepsilon} c} & \text{between} \\
+            0 & e^\varepsilon \ge 1/(1 - q + q e^{-\theta}) \end{cases}
+
+    with c = 1 − (1 − q)e^ε; pairs as in :func:`subsampled_gaussian_profile` with B₀ = Lap(0, b),
+    B₁ = Lap(Δ, b), θ = Δ/b.  Evaluated as q·δ_θ(A_q⁻¹(ε)) and c·δ_θ(t) with the T8 form at a double-double
+    argument (so the cancellation next to the upper threshold costs nothing), plus a running error bound;
+    an exact 0 is returned only where the threshold is certainly passed.  q = 1 is T8.
+
+    SPEC T11.  Provenance: *source* for the dominating pairs (dp_accounting, autodp); closed forms verified
+    against quadrature.  Relation: add/remove; ``direction="both"`` is the maximum.  Exact (tight).
+
+    Parameters
+    ----------
+    epsilon : array_like
+        ε, any real number (±inf allowed).
+    theta : array_like
+        θ = Δ/b > 0 (finite).
+    rate : array_like
+        Poisson rate q ∈ [0, 1].
+    direction : {"both", "remove", "add"}
+
+    Returns
+    -------
+    float or ndarray
+        δ(ε) ∈ [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If a parameter is NaN or outside its domain or the direction is unknown.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> bounds.subsampled_laplace_profile(2.0, 1.0, 0.5)
+    0.0
+    >>> round(bounds.subsampled_laplace_profile(0.1, 1.0, 0.5, direction="remove"), 12)
+    0.166361019098
+    """
+    return _evaluate("subsampled_laplace_profile", "laplace", direction, "", epsilon=epsilon, theta=theta,
+                     rate=rate)
+
+
+def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike, rate: ArrayLike, *,
+                                        direction: str = "both") -> Any:
+    r"""Smallest ε with δ(ε) ≤ δ for the Poisson-subsampled Gaussian (SPEC T11 inverse; "ε at δ = 1e-5").
+
+    Returns an upper bound on that ε (rounded up: the mechanism is (ε, δ)-DP at the returned ε), or raises.
+
+    .. math::
+
+        \varepsilon(\delta) = \min\{\varepsilon : \delta_{\theta,q}(\varepsilon) \le \delta\}
+
+    Bracketed search with a relative stopping rule, then verified with the upward-rounded profile (moved up
+    until that check passes).  ``direction="both"`` returns the larger of the two directions' ε.
+    Provenance: *source* (see :func:`subsampled_gaussian_profile`).
+
+    Parameters
+    ----------
+    delta : array_like
+        δ ∈ [0, 1] (0 gives inf, 1 gives −inf).
+    theta : array_like
+        θ = Δ/σ > 0.
+    rate : array_like
+        Poisson rate q ∈ [0, 1].
+    direction : {"both", "remove", "add"}
+
+    Returns
+    -------
+    float or ndarray
+
+    Raises
+    ------
+    ValueError
+        If a parameter is NaN or outside its domain or the direction is unknown.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> e = bounds.subsampled_gaussian_profile_inverse(1e-5, 1.0, 0.01)
+    >>> bounds.subsampled_gaussian_profile(e, 1.0, 0.01) <= 1e-5
+    True
+    """
+    return _evaluate("subsampled_gaussian_profile_inverse", "gaussian", direction, "_epsilon", delta=delta,
+                     theta=theta, rate=rate)
+
+
+def subsampled_laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike, rate: ArrayLike, *,
+                                       direction: str = "both") -> Any:
+    r"""Smallest ε with δ(ε) ≤ δ for the Poisson-subsampled Laplace (SPEC T11 inverse).
+
+    Returns an upper bound on that ε (rounded up), or raises.  δ = 0 gives the threshold where the
+    profile reaches 0 (ln(1 − q + q e^θ) for REMOVE), rounded up.
+
+    .. math::
+
+        \varepsilon(\delta) = \min\{\varepsilon : \delta_{\theta,q}(\varepsilon) \le \delta\}
+
+    Parameters
+    ----------
+    delta : array_like
+        δ ∈ [0, 1].
+    theta : array_like
+        θ = Δ/b > 0.
+    rate : array_like
+        Poisson rate q ∈ [0, 1].
+    direction : {"both", "remove", "add"}
+
+    Returns
+    -------
+    float or ndarray
+
+    Raises
+    ------
+    ValueError
+        If a parameter is NaN or outside its domain or the direction is unknown.
+
+    Examples
+    --------
+    >>> import math, bounds
+    >>> e = bounds.subsampled_laplace_profile_inverse(0.0, 1.0, 0.5, direction="remove")
+    >>> e >= math.log(0.5 + 0.5 * math.e) and e - math.log(0.5 + 0.5 * math.e) < 1e-14
+    True
+    """
+    return _evaluate("subsampled_laplace_profile_inverse", "laplace", direction, "_epsilon", delta=delta,
+                     theta=theta, rate=rate)
