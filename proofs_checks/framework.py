@@ -69,6 +69,7 @@ def all_checks() -> list[Check]:
     from . import accuracy, brute_force, missing_checks, properties, symbolic_checks  # noqa: F401
     from . import kanon_checks, profiles_checks, suppression_checks  # noqa: F401  (register hooks in accuracy)
     from . import subsampled_profiles_checks  # noqa: F401  (SPEC T11)
+    from . import poisson_substitution_checks  # noqa: F401  (SPEC T6)
 
     return list(CHECKS)
 
