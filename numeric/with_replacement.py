@@ -15,8 +15,11 @@ import math
 import numpy as np
 from numba import njit
 
-from .binomial import U, log_pmf, log_pmf_with_error
+from .binomial import U, log_pmf_with_error
 from .special import up
+from .subsampled_profiles import REMOVE, delta_up
+
+BARE = -1  # mechanism code of a bare (ε, δ); 0 and 1 are Gaussian and Laplace (numeric.subsampled_profiles)
 
 # The result is rounded up by a *running* error bound computed with the sum (below), not by a fixed number
 # of ulps.  BUDGET_ULPS is the most unrounded error the accuracy check tolerates (measured peak: 33 ulps).
@@ -66,18 +69,35 @@ def is_exact_zero(epsilon: float, delta: float, m: float) -> bool:
 
 
 @njit(cache=True)
-def delta_sum(epsilon: float, delta: float, m: float, n: float):
-    """(δ' of T3 unrounded, a bound on its absolute error).
+def white_box_group_profile(mech: int, epsilon: float, theta: float, k: float) -> float:
+    """δ_{kθ}(ε) of Laplace (mech = 1) or Gaussian (mech = 0) noise, rounded up: at distance k the pair is the
+    base pair with θ → kθ; the base profile (T11 at q = 1, i.e. T8/T9) is taken at an upper bound of kθ."""
+    kt = k * theta
+    if k != 1.0:
+        kt = np.nextafter(kt, np.inf)
+    return delta_up(mech, REMOVE, epsilon, kt, 1.0)
+
+
+@njit(cache=True)
+def _group(mech: int, epsilon: float, a: float, k: float):
+    """(group profile at distance k, its absolute error): the bare (ε, δ = a) black-box form for mech = BARE,
+    else the white-box Laplace/Gaussian form at θ = a (already rounded up: error 0)."""
+    if mech == BARE:
+        return group_profile(epsilon, a, k)
+    return white_box_group_profile(mech, epsilon, a, k), 0.0
+
+
+@njit(cache=True)
+def binomial_sum(mech: int, epsilon: float, a: float, m: float, n: float):
+    """(Σ_{k=1}^{m} P{Bin(m, 1/n) = k}·δ_{M,k}(ε) unrounded, a bound on its absolute error), m ≥ 1.
 
     The error bound is accumulated with the sum: each term w_k·δ_{M,k} carries the error of its log weight
     (``log_pmf_with_error``, passed through exp), the group profile's own bound, and 2u for exp and the
     product; compensated (Neumaier) summation adds ≤ 2u of the total.  The stopping rule's tail bound is added
     to the value, so stopping early never lowers δ'.
     """
-    if is_exact_zero(epsilon, delta, m):
-        return 0.0, 0.0
     if n == 1.0:  # every draw is the differing record
-        return group_profile(epsilon, delta, m)
+        return _group(mech, epsilon, a, m)
     p = 1.0 / n
     odds = p / (1.0 - p)
     mode = math.floor((m + 1.0) * p)
@@ -88,7 +108,7 @@ def delta_sum(epsilon: float, delta: float, m: float, n: float):
     while k <= m:
         lw, lw_err = log_pmf_with_error(k, m, p)
         weight = math.exp(lw)
-        g, g_err = group_profile(epsilon, delta, k)
+        g, g_err = _group(mech, epsilon, a, k)
         term = weight * g
         err += term * (math.expm1(lw_err) + 2.0 * U) + weight * math.exp(lw_err) * g_err
         t = total + term  # Neumaier summation
@@ -108,6 +128,14 @@ def delta_sum(epsilon: float, delta: float, m: float, n: float):
         k += 1.0
     total = total + comp
     return total, err + 2.0 * U * total
+
+
+@njit(cache=True)
+def delta_sum(epsilon: float, delta: float, m: float, n: float):
+    """(δ' of T3 for a bare (ε, δ) unrounded, a bound on its absolute error)."""
+    if is_exact_zero(epsilon, delta, m):
+        return 0.0, 0.0
+    return binomial_sum(BARE, epsilon, delta, m, n)
 
 def delta(epsilon, delta, m, n):
     """T3/T4 δ' plus its running error bound, rounded up (an underflow to 0 is rounded up too), at most 1."""
