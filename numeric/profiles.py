@@ -36,6 +36,7 @@ from numba import njit
 
 from .erfcx import erfcx, erfcx_diff
 from .special import spacing, two_product, up
+from .subsampled_profiles import GAUSSIAN, REMOVE, epsilon_search, epsilon_verified, log_gap
 
 SQRT_HALF = 0.7071067811865476  # 1/√2 rounded to nearest
 BUDGET_LAPLACE = 4
@@ -186,82 +187,10 @@ def gaussian_delta_raw(epsilon, delta, theta):
     return gaussian_delta_kernel(epsilon, theta)
 
 
-@njit(cache=True)
-def _log_gap(value: float, target: float) -> float:
-    """ln value − ln target with ln 0 = −inf (for the searches)."""
-    if value <= 0.0:
-        return -np.inf
-    ratio = value / target  # ln of the ratio: exact to 2⁻⁵³ near the root (ln v − ln t would lose |ln t|·2⁻⁵³)
-    if 0.0 < ratio < np.inf and ratio >= 2.3e-308:
-        return math.log(ratio)
-    return math.log(value) - math.log(target)
-
-
-@njit(cache=True)
-def gaussian_epsilon_search(delta: float, theta: float) -> float:
-    """ε with δ_θ(ε) ≈ δ (bracketed Illinois on ln δ; relative stopping rule), not verified."""
-    # bracket: δ is decreasing in ε; lo has δ > target, hi has δ ≤ target
-    lo = -1.0
-    while gaussian_delta_kernel(lo, theta) <= delta:
-        lo *= 2.0
-        if lo < -1e300:
-            return -np.inf
-    hi = 1.0
-    while gaussian_delta_kernel(hi, theta) > delta:
-        hi *= 2.0
-        if hi > 1e300:
-            return np.inf
-    f_lo = _log_gap(gaussian_delta_kernel(lo, theta), delta)
-    f_hi = _log_gap(gaussian_delta_kernel(hi, theta), delta)
-    side = 0
-    for _ in range(400):
-        if hi - lo <= SEARCH_ULPS * 1.1102230246251565e-16 * max(abs(lo), abs(hi)) or hi - lo < 1e-305:
-            break
-        if math.isfinite(f_hi) and math.isfinite(f_lo) and f_lo != f_hi:
-            mid = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-            if not (lo < mid < hi):
-                mid = 0.5 * (lo + hi)
-        else:
-            mid = 0.5 * (lo + hi)
-        if side != 0 and abs(side) > 2:  # Illinois stalls: bisect
-            mid = 0.5 * (lo + hi)
-            side = 0
-        f_mid = _log_gap(gaussian_delta_kernel(mid, theta), delta)
-        if f_mid > 0.0:
-            lo, f_lo = mid, f_mid
-            side = side - 1 if side <= 0 else -1
-            if side < -1:
-                f_hi *= 0.5
-        else:
-            hi, f_hi = mid, f_mid
-            side = side + 1 if side >= 0 else 1
-            if side > 1:
-                f_lo *= 0.5
-    return hi
-
-
-@njit(cache=True)
-def gaussian_epsilon_verified(delta: float, theta: float) -> float:
-    """The search result moved up until the upward-rounded profile confirms δ_θ(ε) ≤ δ."""
-    if delta >= 1.0:
-        return -np.inf
-    if delta == 0.0:
-        return np.inf
-    e = gaussian_epsilon_search(delta, theta)
-    if not math.isfinite(e):
-        return e
-    step = 1.0
-    for _ in range(200):
-        if gaussian_delta_up(e, theta) <= delta:
-            return e
-        e = e + step * max(spacing(e), 1e-300)
-        step *= 2.0
-    return np.inf
-
-
 def gaussian_epsilon(epsilon, delta, theta):
-    """T9 inverse ε_θ(δ), on the safe side (never below the exact value)."""
-    return gaussian_epsilon_verified(delta, theta)
+    """T9 inverse ε_θ(δ), on the safe side (never below the exact value): the T11 search at q = 1, where the
+    subsampled profile is the base profile (one bracketed search and one verification loop serve both)."""
+    return epsilon_verified(GAUSSIAN, REMOVE, delta, theta, 1.0)
 
 
 def gaussian_epsilon_raw(epsilon, delta, theta):
@@ -269,7 +198,7 @@ def gaussian_epsilon_raw(epsilon, delta, theta):
         return -np.inf
     if delta == 0.0:
         return np.inf
-    return gaussian_epsilon_search(delta, theta)
+    return epsilon_search(GAUSSIAN, REMOVE, delta, theta, 1.0)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -329,8 +258,8 @@ def theta_search(epsilon: float, delta: float) -> float:
             return np.inf
     # θ brackets are kept as floats (exp of a log-space bracket would cost |ln θ|·2⁻⁵³); the secant
     # step is taken in (ln θ, ln δ), where the profile is close to linear
-    f_lo = _log_gap(gaussian_delta_kernel(epsilon, lo), delta)
-    f_hi = _log_gap(gaussian_delta_kernel(epsilon, hi), delta)
+    f_lo = log_gap(gaussian_delta_kernel(epsilon, lo), delta)
+    f_hi = log_gap(gaussian_delta_kernel(epsilon, hi), delta)
     side = 0
     for _ in range(400):
         if hi - lo <= SEARCH_ULPS * 1.1102230246251565e-16 * lo:
@@ -345,7 +274,7 @@ def theta_search(epsilon: float, delta: float) -> float:
             mid = math.sqrt(lo) * math.sqrt(hi) if hi > 2.0 * lo else 0.5 * (lo + hi)
         if not (lo < mid < hi):
             break
-        f_mid = _log_gap(gaussian_delta_kernel(epsilon, mid), delta)
+        f_mid = log_gap(gaussian_delta_kernel(epsilon, mid), delta)
         if f_mid <= 0.0:
             lo, f_lo = mid, f_mid
             side = side - 1 if side <= 0 else -1

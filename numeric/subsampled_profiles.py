@@ -316,7 +316,8 @@ def delta_up(mech: int, direction: int, epsilon: float, theta: float, q: float) 
 # ----------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _log_gap(value: float, target: float) -> float:
+def log_gap(value: float, target: float) -> float:
+    """ln value − ln target with ln 0 = −inf, as ln(value/target) where that is exact to 2⁻⁵³ (for the searches)."""
     if value <= 0.0:
         return -np.inf
     ratio = value / target
@@ -338,8 +339,8 @@ def epsilon_search(mech: int, direction: int, delta: float, theta: float, q: flo
         hi *= 2.0
         if hi > 1e300:
             return np.inf
-    f_lo = _log_gap(delta_raw_kernel(mech, direction, lo, theta, q), delta)
-    f_hi = _log_gap(delta_raw_kernel(mech, direction, hi, theta, q), delta)
+    f_lo = log_gap(delta_raw_kernel(mech, direction, lo, theta, q), delta)
+    f_hi = log_gap(delta_raw_kernel(mech, direction, hi, theta, q), delta)
     side = 0
     for _ in range(600):
         if hi - lo <= SEARCH_ULPS * 1.1102230246251565e-16 * max(abs(lo), abs(hi)) or hi - lo < 1e-305:
@@ -353,7 +354,7 @@ def epsilon_search(mech: int, direction: int, delta: float, theta: float, q: flo
             mid = 0.5 * (lo + hi)
         if not (lo < mid < hi):
             break
-        f_mid = _log_gap(delta_raw_kernel(mech, direction, mid, theta, q), delta)
+        f_mid = log_gap(delta_raw_kernel(mech, direction, mid, theta, q), delta)
         if f_mid > 0.0:
             lo, f_lo = mid, f_mid
             side = side - 1 if side <= 0 else -1
