@@ -14,6 +14,14 @@ from .kanon import (
     safe_k_anonymization_min_epsilon,
     safe_k_anonymization_min_k,
 )
+from .mechanisms import (  # profile-level T1–T4 for mechanism objects
+    EpsDelta,
+    Gaussian,
+    Laplace,
+    poisson_subsampling_profile,
+    with_replacement_profile,
+    without_replacement_profile,
+)
 from .missing import (
     FWLQuery,
     fwl_clipped_mean,
@@ -28,6 +36,7 @@ from .missing import (
     missing_data_gaussian,
     missing_data_laplace,
 )
+from .poisson_substitution import poisson_substitution, poisson_substitution_profile
 from .profiles import (
     gaussian_profile,
     gaussian_profile_inverse,
@@ -42,6 +51,13 @@ from .subsampled_profiles import (  # SPEC T11
     subsampled_laplace_profile,
     subsampled_laplace_profile_inverse,
 )
+from .subsampling import (
+    poisson_subsampling,
+    poisson_subsampling_inverse,
+    rate_change,
+    with_replacement,
+    without_replacement,
+)
 from .suppression import (
     SuppressionBound,
     deterministic_suppression,
@@ -50,19 +66,15 @@ from .suppression import (
     suppression_bound,
     suppression_sensitivity,
 )
-from .subsampling import (
-    poisson_subsampling,
-    poisson_subsampling_inverse,
-    rate_change,
-    with_replacement,
-    without_replacement,
-)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "EpsDelta",
     "FWLQuery",
+    "Gaussian",
     "Guarantee",
+    "Laplace",
     "SuppressionBound",
     "TheoremInfo",
     "deterministic_suppression",
@@ -89,6 +101,9 @@ __all__ = [
     "outlier_score_suppression_inverse",
     "poisson_subsampling",
     "poisson_subsampling_inverse",
+    "poisson_subsampling_profile",
+    "poisson_substitution",
+    "poisson_substitution_profile",
     "rate_change",
     "safe_k_anonymization_delta",
     "safe_k_anonymization_max_beta",
@@ -103,33 +118,8 @@ __all__ = [
     "theorem",
     "theorems",
     "with_replacement",
-    "without_replacement",
-]
-
-from .mechanisms import (  # noqa: E402  (profile-level T1–T4 for mechanism objects)
-    EpsDelta,
-    Gaussian,
-    Laplace,
-    poisson_subsampling_profile,
-    with_replacement_profile,
-    without_replacement_profile,
-)
-
-__all__ += [
-    "EpsDelta",
-    "Gaussian",
-    "Laplace",
-    "poisson_subsampling_profile",
     "with_replacement_profile",
+    "without_replacement",
     "without_replacement_profile",
 ]
 
-from .poisson_substitution import (  # noqa: E402  (SPEC T6, profile level, derived)
-    poisson_substitution,
-    poisson_substitution_profile,
-)
-
-__all__ += [
-    "poisson_substitution",
-    "poisson_substitution_profile",
-]
