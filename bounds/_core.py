@@ -94,10 +94,18 @@ def evaluate(theorem_id: str, output: str, arrays: dict[str, np.ndarray]) -> np.
     from numeric import kernel
 
     spec = THEOREMS[theorem_id]["outputs"][output]
-    args = [arrays[a] for a in spec["args"]]
+    # Hand-written kernels receive every record parameter; one a public function does not take (the δ of a
+    # profile evaluated at ε, the ε of an inverse) is not read by that kernel and is passed as 0.
+    args = [arrays.get(a, 0.0) for a in spec["args"]]
     with np.errstate(all="ignore"):  # inf is a legitimate intermediate (ε = inf, overflow to a capped δ)
         result = kernel(spec["kernel"], len(args))(*args)
     return np.asarray(result, dtype=np.float64)
+
+
+def value(function: str, theorem_id: str, output: str, **params: Any) -> Any:
+    """Validate, evaluate one output, return a float for scalar input (an array otherwise)."""
+    scalar = is_scalar(*params.values())
+    return as_output(evaluate(theorem_id, output, validate(function, theorem_id, **params)), scalar)
 
 
 def as_output(result: np.ndarray, scalar: bool) -> Any:

@@ -6,19 +6,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-from ._core import as_output, evaluate, is_scalar, validate
-
-
-def _one(function: str, theorem_id: str, output: str, **params: Any) -> Any:
-    scalar = is_scalar(*params.values())
-    arrays = validate(function, theorem_id, **params)
-    full = dict(arrays)
-    import numpy as np
-
-    shape = next(iter(arrays.values())).shape
-    for name in ("epsilon", "delta", "theta", "sensitivity"):  # kernels take every parameter
-        full.setdefault(name, np.zeros(shape))
-    return as_output(evaluate(theorem_id, output, full), scalar)
+from ._core import value
 
 
 def laplace_profile(epsilon: ArrayLike, theta: ArrayLike) -> Any:
@@ -62,7 +50,7 @@ def laplace_profile(epsilon: ArrayLike, theta: ArrayLike) -> Any:
     >>> round(bounds.laplace_profile(0.0, 2.0), 12)
     0.632120558829
     """
-    return _one("laplace_profile", "T8", "delta", epsilon=epsilon, theta=theta)
+    return value("laplace_profile", "T8", "delta", epsilon=epsilon, theta=theta)
 
 
 def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike) -> Any:
@@ -97,7 +85,7 @@ def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike) -> Any:
     >>> bounds.laplace_profile_inverse(0.0, 1.0)
     1.0
     """
-    return _one("laplace_profile_inverse", "T8", "epsilon", delta=delta, theta=theta)
+    return value("laplace_profile_inverse", "T8", "epsilon", delta=delta, theta=theta)
 
 
 def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike) -> Any:
@@ -144,7 +132,7 @@ def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike) -> Any:
     >>> round(d, 12)
     0.126936737507
     """
-    return _one("gaussian_profile", "T9", "delta", epsilon=epsilon, theta=theta)
+    return value("gaussian_profile", "T9", "delta", epsilon=epsilon, theta=theta)
 
 
 def gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike) -> Any:
@@ -183,7 +171,7 @@ def gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike) -> Any:
     >>> bounds.gaussian_profile(e, 0.5) <= 1e-5
     True
     """
-    return _one("gaussian_profile_inverse", "T9", "epsilon", delta=delta, theta=theta)
+    return value("gaussian_profile_inverse", "T9", "epsilon", delta=delta, theta=theta)
 
 
 def gaussian_sigma(epsilon: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> Any:
@@ -235,4 +223,4 @@ def gaussian_sigma(epsilon: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike 
     >>> bounds.gaussian_profile(1.0, 1.0 / s) <= 1e-5
     True
     """
-    return _one("gaussian_sigma", "T10", "sigma", epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+    return value("gaussian_sigma", "T10", "sigma", epsilon=epsilon, delta=delta, sensitivity=sensitivity)

@@ -22,9 +22,6 @@ def _evaluate(function: str, mechanism: str, direction: str, suffix: str, **para
     directions = _direction(function, direction)
     scalar = is_scalar(*params.values())
     arrays = validate(function, "T11", **params)
-    shape = next(iter(arrays.values())).shape
-    for name in ("epsilon", "delta", "theta", "rate"):  # the kernels take every parameter
-        arrays.setdefault(name, np.zeros(shape))
     results = [evaluate("T11", f"{mechanism}_{d}{suffix}", arrays) for d in directions]
     return as_output(np.maximum.reduce(results) if len(results) > 1 else results[0], scalar)
 
