@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, ClassVar, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -52,23 +52,24 @@ def _check_k(k: Any) -> int:
 
 
 @dataclass(frozen=True)
-class Laplace:
-    """Laplace mechanism with θ = Δ/b (L1 sensitivity Δ, noise Lap(b)); profile SPEC T8."""
+class _ShiftedNoise:
+    """Additive noise whose pair at distance k is the base pair with θ → kθ (white-box group profile)."""
 
     theta: float
+    _profile: ClassVar[str]  # name of the profile function in bounds.profiles
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "theta", _check_theta("Laplace", self.theta))
+        object.__setattr__(self, "theta", _check_theta(type(self).__name__, self.theta))
 
     def profile(self, epsilon: ArrayLike) -> Any:
-        """Upper bound on δ(ε) (SPEC T8), rounded up."""
-        from .profiles import laplace_profile
+        """Upper bound on δ(ε), rounded up."""
+        from . import profiles
 
-        return laplace_profile(epsilon, self.theta)
+        return getattr(profiles, self._profile)(epsilon, self.theta)
 
-    def group(self, k: int) -> "Laplace":
+    def group(self, k: int) -> "_ShiftedNoise":
         """The same noise on a group of k records (white box): θ → kθ (rounded up)."""
-        return Laplace(_times_k_up(self.theta, _check_k(k)))
+        return type(self)(_times_k_up(self.theta, _check_k(k)))
 
     def group_profile(self, epsilon: ArrayLike, k: int) -> Any:
         """Upper bound on δ_{M,k}(ε) = δ_{kθ}(ε), rounded up."""
@@ -76,27 +77,17 @@ class Laplace:
 
 
 @dataclass(frozen=True)
-class Gaussian:
-    """Gaussian mechanism with θ = Δ/σ (L2 sensitivity Δ, noise N(0, σ²I)); profile SPEC T9."""
+class Laplace(_ShiftedNoise):
+    """Laplace mechanism with θ = Δ/b (L1 sensitivity Δ, noise Lap(b)); profile SPEC T8."""
 
-    theta: float
+    _profile: ClassVar[str] = "laplace_profile"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "theta", _check_theta("Gaussian", self.theta))
 
-    def profile(self, epsilon: ArrayLike) -> Any:
-        """Upper bound on δ(ε) (SPEC T9, analytic Gaussian), rounded up."""
-        from .profiles import gaussian_profile
+@dataclass(frozen=True)
+class Gaussian(_ShiftedNoise):
+    """Gaussian mechanism with θ = Δ/σ (L2 sensitivity Δ, noise N(0, σ²I)); profile SPEC T9 (analytic)."""
 
-        return gaussian_profile(epsilon, self.theta)
-
-    def group(self, k: int) -> "Gaussian":
-        """The same noise on a group of k records (white box): θ → kθ (rounded up)."""
-        return Gaussian(_times_k_up(self.theta, _check_k(k)))
-
-    def group_profile(self, epsilon: ArrayLike, k: int) -> Any:
-        """Upper bound on δ_{M,k}(ε) = δ_{kθ}(ε), rounded up."""
-        return self.group(k).profile(epsilon)
+    _profile: ClassVar[str] = "gaussian_profile"
 
 
 @dataclass(frozen=True)
