@@ -10,7 +10,20 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable
 
-KINDS = ("symbolic", "accuracy", "brute-force", "property")
+KINDS = ("symbolic", "accuracy", "brute-force", "property", "adversarial")
+
+# Run mode of the certificate: quick (stored references, short searches) or full (``certify --full``:
+# every reference recomputed, long adversarial searches).  Checks read it through ``full()``.
+_MODE = {"full": False}
+
+
+def full() -> bool:
+    """True when the certificate runs in ``--full`` mode."""
+    return _MODE["full"]
+
+
+def set_full(value: bool) -> None:
+    _MODE["full"] = bool(value)
 
 
 @dataclass
