@@ -478,6 +478,9 @@ class _DiscreteEnclosure(_Enclosure):
         self.description = f"finite mechanism with {len(self.pairs)} neighbouring pair(s) (exact hockey-stick sums)"
 
     def delta_bounds(self, epsilon: float) -> tuple[float, float]:
+        if epsilon == 0.0:  # e^0 = 1: the sums are exact rationals
+            return _fraction_floats(max(sum(max(x - y, 0) for x, y in zip(a, b))
+                                        for p, q in self.pairs for a, b in ((p, q), (q, p))))
         mp = _mp()
         best_lo = best_hi = mp.mpf(0)
         with mp.workdps(_DIGITS):
