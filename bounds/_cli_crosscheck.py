@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
             indent=2, ensure_ascii=False))
         return 0
     print(f"mechanism: {described}")
-    print(f"at δ = {d:g} the certified smallest ε is in [{cc._g(eps_s.lower)}, {cc._g(eps_s.upper)}]")
+    print(f"at δ = {d:g} the smallest ε is certified in [{eps_s.lower:.13g}, {eps_s.upper:.13g}]")
     print()
     header = ("source", "reported ε", "verdict", "certified δ at that ε", "slack in ε", "peer time")
     table = [header]
@@ -144,14 +144,13 @@ def run(args: argparse.Namespace) -> int:
         v = r["verdict"]
         eps = "—" if r["epsilon"] is None else f"{r['epsilon']:.10g}"
         secs = "" if r["seconds"] is None else f"{r['seconds']:.2f} s"
-        if v is None:
-            table.append((r["source"], eps, r["status"].upper() if r["status"] != "not installed" else "not installed",
-                          r["message"][:60], "", secs))
+        if r["status"] == "not installed":
             continue
-        if v.delta.lower == v.delta.upper:
-            dtext = f"{v.delta.upper:.6g}"
-        else:
-            dtext = f"[{v.delta.lower:.6g}, {v.delta.upper:.6g}]"
+        if v is None:
+            table.append((r["source"], eps, r["status"].upper(), r["message"][:60], "", secs))
+            continue
+        lo_t, hi_t = f"{v.delta.lower:.6g}", f"{v.delta.upper:.6g}"
+        dtext = hi_t if lo_t == hi_t else f"[{lo_t}, {hi_t}]"
         if v.verdict == "valid":
             slack = f"+{max(v.slack.lower, 0.0):.4g}"
         elif v.verdict == "invalid":
@@ -165,6 +164,10 @@ def run(args: argparse.Namespace) -> int:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
         if k == 0:
             print("  ".join("-" * w for w in widths))
+    missing = [r["source"] for r in rows if r["status"] == "not installed"]
+    if missing:
+        print(f"\nnot installed: {', '.join(missing)} (dp-accounting, autodp, prv-accountant: pip install "
+              "'ampbounds[crosscheck]'; Opacus needs torch)")
     undecided = [r for r in rows if r["verdict"] is not None and r["verdict"].verdict == "undecided"]
     for r in undecided:
         print(f"\n{r['source']}: {r['verdict'].explanation}")

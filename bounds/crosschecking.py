@@ -628,7 +628,7 @@ def enclosure(mechanism: Any) -> _Enclosure:
 def _g(x: float) -> str:
     if isinstance(x, float) and math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return f"{x:.10g}"
+    return f"{x:.12g}"
 
 
 @dataclass(frozen=True)
@@ -1038,7 +1038,7 @@ def from_dp_event(event: Any, *, tolerance: Any = None) -> Any:
     >>> import bounds
     >>> ev = {"class_name": "PoissonSampledDpEvent", "sampling_probability": 0.01,
     ...       "event": {"class_name": "GaussianDpEvent", "noise_multiplier": 1.0}}
-    >>> bounds.crosscheck(bounds.from_dp_event(ev), epsilon=0.19945, delta=1e-5).verdict
+    >>> bounds.crosscheck(bounds.from_dp_event(ev), epsilon=0.1995, delta=1e-5).verdict
     'valid'
     """
     if isinstance(event, (str, bytes)):
