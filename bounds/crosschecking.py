@@ -405,7 +405,7 @@ def _mp_floats(lo: Any, hi: Any) -> tuple[float, float]:
     w = mp.mpf(_WIDEN)
     a = conv(lo - abs(lo) * w - mp.mpf("1e-400"), round_floor)
     b = conv(hi + abs(hi) * w + mp.mpf("1e-400"), round_ceiling)
-    return min(max(a, 0.0), 1.0), min(max(b, 0.0), 1.0)
+    return min(max(a, 0.0), 1.0) + 0.0, min(max(b, 0.0), 1.0) + 0.0  # + 0.0: no −0
 
 
 def _fraction_floats(x: Fraction) -> tuple[float, float]:

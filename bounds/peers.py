@@ -128,6 +128,8 @@ def _peer_epsilon(peer: str, spec: dict) -> Any:
     if peer.startswith("opacus"):
         from opacus import accountants
 
+        if peer == "opacus GDP" and len(steps) != 1:
+            return "not applicable: Opacus' GDP accountant takes one (σ, q) only"
         cls = {"opacus RDP": "RDPAccountant", "opacus GDP": "GaussianAccountant", "opacus PRV": "PRVAccountant"}[peer]
         acc = getattr(accountants, cls)()
         acc.history = [(s, 1.0 if r is None else r, c) for _, s, r, c in steps]

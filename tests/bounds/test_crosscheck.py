@@ -269,6 +269,30 @@ def test_duck_typed_composition():
     assert v.verdict == "undecided" and "tolerance" in v.explanation
 
 
+def test_steps_reach_compose(monkeypatch):
+    """Multi-step inputs are handed to bounds.compose as merged (mechanism, count) steps with the tolerance
+    (a recording stand-in for compose: runs before and after the composition merge)."""
+    calls = []
+
+    def fake_compose(steps, *, tolerance=1e-3):
+        calls.append((steps, tolerance))
+        return _FakeComposition()
+
+    monkeypatch.setattr(bounds.composition, "compose", fake_compose, raising=False)
+    g = bounds.poisson_sampled(cc.gaussian_from_noise_multiplier(1.0), 0.01)
+    v = bounds.crosscheck(noise_multiplier=1.0, rate=0.01, steps=1000, epsilon=1.01, delta=1e-5, tolerance=1e-4)
+    assert v.verdict == "valid" and calls[-1] == ([(g, 1000)], 1e-4)
+    ev = {"class_name": "ComposedDpEvent", "events": [
+        {"class_name": "SelfComposedDpEvent", "count": 600, "event": {**EVENT, "sampling_probability": 0.01}},
+        {"class_name": "SelfComposedDpEvent", "count": 400, "event": {**EVENT, "sampling_probability": 0.01}},
+        {"class_name": "SelfComposedDpEvent", "count": 5, "event": EVENT}]}
+    bounds.from_dp_event(ev)
+    assert calls[-1] == ([(g, 1000), (bounds.poisson_sampled(cc.gaussian_from_noise_multiplier(1.0), 0.1), 5)], 1e-3)
+    bounds.from_opacus_history([(1.0, 0.01, 500), (1.0, 0.01, 500)], tolerance=1e-5)
+    assert calls[-1] == ([(g, 1000)], 1e-5)
+    assert bounds.crosscheck([(g, 3)], epsilon=0.99, delta=1e-5).verdict == "invalid"
+
+
 needs_compose = pytest.mark.skipif(not hasattr(bounds, "compose"), reason="awaiting composition merge")
 
 
@@ -330,3 +354,16 @@ def test_cli_dp_event_file_and_errors(tmp_path, capsys):
     assert main(["crosscheck", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--delta",
                  "1e-5", "--peers", "none"]) == 2
     assert "--rate" in capsys.readouterr().err
+
+
+@settings(max_examples=10, deadline=None)
+@given(eps0=st.floats(0.0, 5.0), log_d0=st.floats(-12, -2), q=st.floats(0.0, 1.0), log_delta=st.floats(-12, -1),
+       frac=st.floats(1e-9, 0.5))
+def test_property_eps_delta_outside_the_sandwich_is_decided(eps0, log_d0, q, log_delta, frac):
+    mech = bounds.poisson_sampled(bounds.EpsDelta(eps0, 10.0 ** log_d0), q)
+    delta = 10.0 ** log_delta
+    s = bounds.crosscheck(mech, epsilon=0.0, delta=delta).epsilon
+    if math.isfinite(s.upper):
+        assert bounds.crosscheck(mech, epsilon=s.upper * (1 + frac) + frac, delta=delta).verdict == "valid"
+    if 0 < s.lower < math.inf:
+        assert bounds.crosscheck(mech, epsilon=s.lower * (1 - frac), delta=delta).verdict == "invalid"
