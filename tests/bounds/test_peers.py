@@ -6,7 +6,6 @@ subprocesses that behave like a broken peer.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
