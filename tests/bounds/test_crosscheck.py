@@ -383,3 +383,13 @@ def test_the_checks_can_fail(monkeypatch):
     monkeypatch.setattr(cc, "_mp_floats", lambda lo, hi: tuple(min(1.0, x * 1.1) for x in real_mp(lo, hi)))
     with pytest.raises(AssertionError, match="verdict"):
         ref.discrete_verdicts()
+
+
+@settings(max_examples=6, deadline=None)
+@given(theta=st.floats(0.2, 3.0), q=st.floats(1e-3, 1.0), eps=st.floats(0.0, 3.0))
+def test_property_t11_enclosure_contains_quadrature(theta, q, eps):
+    lo, hi = bounds.crosscheck(bounds.poisson_sampled(bounds.Gaussian(theta), q), epsilon=eps, delta=0.5).delta
+    with mp.workdps(20):
+        d = max(ref.subsampled_gaussian_quad(eps, theta, q, s) for s in ("remove", "add"))
+    assert mp.mpf(lo) <= d <= mp.mpf(hi)
+    assert hi - lo <= 1e-12 * hi + 1e-300
