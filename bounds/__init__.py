@@ -6,6 +6,17 @@ safe side) or raises ``ValueError``.  See ``theorem(id)`` for each bound's state
 first use and are cached on disk.
 """
 from ._core import Guarantee
+from .composition import Sandwich, poisson_sampled
+from .crosschecking import (
+    DiscretePairs,
+    RateChange,
+    Verdict,
+    WithReplacement,
+    WithoutReplacement,
+    crosscheck,
+    from_dp_event,
+    from_opacus_history,
+)
 from .group import group_privacy
 from .kanon import (
     eps1_safe_k_anonymization_delta,
@@ -70,6 +81,16 @@ from .suppression import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "DiscretePairs",
+    "RateChange",
+    "Sandwich",
+    "Verdict",
+    "WithReplacement",
+    "WithoutReplacement",
+    "crosscheck",
+    "from_dp_event",
+    "from_opacus_history",
+    "poisson_sampled",
     "EpsDelta",
     "FWLQuery",
     "Gaussian",

@@ -164,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
                             description="Run the machine checks; every argument is passed to "
                                         "proofs_checks.certify (try `ampbounds certify --help`).")
     p.set_defaults(handler=_cmd_certify)
+
+    from . import _cli_crosscheck  # issue 13
+
+    _cli_crosscheck.add_parser(commands)
     return parser
 
 

@@ -1,0 +1,176 @@
+"""``ampbounds crosscheck``: is my accountant right?  Runs the installed peers on one mechanism and tabulates
+each peer's ε with the certified enclosure and verdict (issue 13).
+
+    ampbounds crosscheck --mechanism subsampled-gaussian --noise-multiplier 1 --rate 0.01 --delta 1e-5
+    ampbounds crosscheck --dp-event event.json --delta 1e-5 --claim-epsilon "my paper=2.1"
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+MECHANISMS = ("subsampled-gaussian", "gaussian", "subsampled-laplace", "laplace")
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the ``crosscheck`` subcommand."""
+    p = subparsers.add_parser(
+        "crosscheck", help="check the ε other accountants report against certified bounds",
+        description="Run each installed accountant (dp_accounting RDP/PLD, autodp, prv_accountant, Opacus when "
+                    "torch is present) on one mechanism and tell, for each reported ε (and each --claim-epsilon), "
+                    "whether the mechanism is (ε, δ)-DP: valid, invalid (certified: never a false alarm) or "
+                    "undecided, with the certified enclosures.")
+    p.add_argument("--mechanism", choices=MECHANISMS, default="subsampled-gaussian",
+                   help="the mechanism of each step (default: subsampled-gaussian, DP-SGD)")
+    p.add_argument("--noise-multiplier", type=float, metavar="SIGMA",
+                   help="noise multiplier σ/Δ (Laplace: scale b/Δ)")
+    p.add_argument("--rate", type=float, metavar="Q", help="Poisson sampling rate (subsampled mechanisms)")
+    p.add_argument("--steps", type=int, default=1, help="number of steps (> 1 uses bounds.compose)")
+    p.add_argument("--dp-event", metavar="FILE",
+                   help="a dp_accounting DpEvent as JSON (nested objects with \"class_name\"; "
+                        "bounds.crosschecking.dp_event_to_json writes it) instead of --mechanism")
+    p.add_argument("--delta", type=float, required=True, help="the δ at which ε is reported")
+    p.add_argument("--claim-epsilon", action="append", default=[], metavar="[LABEL=]EPS",
+                   help="an ε to check besides the peers' (repeatable), optionally labelled")
+    p.add_argument("--peers", default="all",
+                   help="'all' (installed ones), 'none', or a comma-separated list of peer names")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per peer (default 120)")
+    p.add_argument("--tolerance", type=float, help="bounds.compose tolerance for composed mechanisms")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(handler=lambda args, extra=(): run(args))
+
+
+def _fail(message: str) -> int:
+    import sys
+
+    print(f"ampbounds crosscheck: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _j(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def _target_and_spec(args: argparse.Namespace) -> tuple[Any, dict]:
+    from . import crosschecking as cc
+
+    if args.dp_event:
+        with open(args.dp_event, encoding="utf-8") as fh:
+            event = json.load(fh)
+        target = cc.from_dp_event(event, tolerance=args.tolerance)
+        steps = []
+        for mech, count in cc._event_steps(event):  # the peers that do not read DpEvents get steps
+            base, rate = (mech.mechanism, mech.rate) if isinstance(mech, cc.PoissonSampled) else (mech, None)
+            if not isinstance(base, (cc.Gaussian, cc.Laplace)):
+                steps = None
+                break
+            sigma = getattr(base, "noise_multiplier", None) or 1.0 / base.theta
+            steps.append(["gaussian" if isinstance(base, cc.Gaussian) else "laplace", sigma, rate, count])
+        return target, {"dp_event": event, "steps": steps, "delta": args.delta}
+    if args.noise_multiplier is None:
+        raise ValueError("give --noise-multiplier (and --rate for a subsampled mechanism) or --dp-event")
+    subsampled = args.mechanism.startswith("subsampled")
+    if subsampled and args.rate is None:
+        raise ValueError(f"--mechanism {args.mechanism} needs --rate")
+    if not subsampled and args.rate is not None:
+        raise ValueError(f"--mechanism {args.mechanism} takes no --rate (use subsampled-…)")
+    noise = "gaussian" if args.mechanism.endswith("gaussian") else "laplace"
+    target = cc._from_keywords(args.noise_multiplier, args.rate, args.steps, noise, args.tolerance)
+    return target, {"steps": [[noise, args.noise_multiplier, args.rate, args.steps]], "delta": args.delta}
+
+
+def _claims(args: argparse.Namespace) -> list[tuple[str, float]]:
+    out = []
+    for i, text in enumerate(args.claim_epsilon):
+        label, sep, value = text.rpartition("=")
+        try:
+            out.append((label if sep else f"claim {i + 1}", float(value)))
+        except ValueError:
+            raise ValueError(f"--claim-epsilon {text!r}: not a number (use [LABEL=]EPS)") from None
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``ampbounds crosscheck``; returns the exit code (0: done, 2: bad input)."""
+    from . import crosschecking as cc
+
+    try:
+        target, spec = _target_and_spec(args)
+        claims = _claims(args)
+        d = cc._claim("delta", args.delta, 1.0)
+        enclosure = target if cc._is_composition(target) else cc.enclosure(target)
+        described = repr(target) if cc._is_composition(target) else enclosure.description
+        eps_s = cc._scalar_sandwich(enclosure.epsilon(d), "epsilon(delta)")
+    except (ValueError, OSError) as exc:
+        return _fail(str(exc))
+    rows: list[dict] = []
+    if args.peers != "none":
+        from .peers import PEERS, run_peers
+
+        names = None if args.peers == "all" else [p.strip() for p in args.peers.split(",") if p.strip()]
+        try:
+            results = run_peers(spec, target, peers=names or PEERS, timeout=args.timeout)
+        except ValueError as exc:
+            return _fail(str(exc))
+        for r in results:
+            rows.append({"source": r.peer, "epsilon": r.epsilon, "status": r.status, "seconds": r.seconds,
+                         "verdict": r.verdict, "message": r.message})
+    for label, eps in claims:
+        try:
+            v = cc.crosscheck(target, epsilon=eps, delta=d)
+            rows.append({"source": label, "epsilon": eps, "status": "ok", "seconds": None, "verdict": v,
+                         "message": ""})
+        except ValueError as exc:
+            rows.append({"source": label, "epsilon": eps, "status": "bad claim", "seconds": None, "verdict": None,
+                         "message": str(exc)})
+    if args.json:
+        print(json.dumps({
+            "mechanism": described, "delta": d, "certified_epsilon": [_j(eps_s.lower), _j(eps_s.upper)],
+            "rows": [{"source": r["source"], "epsilon": _j(r["epsilon"]), "status": r["status"],
+                      "seconds": r["seconds"], "message": r["message"],
+                      **({"check": r["verdict"].as_dict()} if r["verdict"] is not None else {})} for r in rows]},
+            indent=2, ensure_ascii=False))
+        return 0
+    print(f"mechanism: {described}")
+    print(f"at δ = {d:g} the smallest ε is certified in [{eps_s.lower:.13g}, {eps_s.upper:.13g}]")
+    print()
+    header = ("source", "reported ε", "verdict", "certified δ at that ε", "slack in ε", "peer time")
+    table = [header]
+    for r in rows:
+        v = r["verdict"]
+        eps = "—" if r["epsilon"] is None else f"{r['epsilon']:.10g}"
+        secs = "" if r["seconds"] is None else f"{r['seconds']:.2f} s"
+        if r["status"] == "not installed":
+            continue
+        if v is None:
+            table.append((r["source"], eps, r["status"].upper(), r["message"][:60], "", secs))
+            continue
+        lo_t, hi_t = f"{v.delta.lower:.6g}", f"{v.delta.upper:.6g}"
+        dtext = hi_t if lo_t == hi_t else f"[{lo_t}, {hi_t}]"
+        if v.verdict == "valid":
+            slack = f"+{max(v.slack.lower, 0.0):.4g}"
+        elif v.verdict == "invalid":
+            slack = f"−{max(-v.slack.upper, 0.0):.4g}"
+        else:
+            slack = f"[{v.slack.lower:.3g}, {v.slack.upper:.3g}]"
+        table.append((r["source"], eps, v.verdict.upper() if v.verdict == "invalid" else v.verdict, dtext, slack,
+                      secs))
+    widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]
+    for k, row in enumerate(table):
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+        if k == 0:
+            print("  ".join("-" * w for w in widths))
+    missing = [r["source"] for r in rows if r["status"] == "not installed"]
+    if missing:
+        print(f"\nnot installed: {', '.join(missing)} (dp-accounting, autodp, prv-accountant: pip install "
+              "'ampbounds[crosscheck]'; Opacus needs torch)")
+    undecided = [r for r in rows if r["verdict"] is not None and r["verdict"].verdict == "undecided"]
+    for r in undecided:
+        print(f"\n{r['source']}: {r['verdict'].explanation}")
+    print("\nvalid: certified upper δ ≤ claimed δ; INVALID: certified lower δ > claimed δ (the claim is wrong); "
+          "slack: how much larger (+) or smaller (−) than the smallest valid ε the reported ε is.")
+    return 0
