@@ -212,7 +212,7 @@ def _float(bits: int) -> float:
     return float(np.int64(bits).view(np.float64))
 
 
-def safe_k_anonymization_min_k(delta: ArrayLike, beta: ArrayLike, epsilon: ArrayLike) -> Any:
+def safe_k_anonymization_min_k(*, delta: ArrayLike, beta: ArrayLike, epsilon: ArrayLike) -> Any:
     r"""The smallest integer k with d(k, β, ε) ≤ δ (SPEC T15 inverted in k).
 
     Returns k such that the rounded-up (hence exact) d(k, β, ε) ≤ δ, and d(k − 1, β, ε) rounded up exceeds
@@ -229,8 +229,8 @@ def safe_k_anonymization_min_k(delta: ArrayLike, beta: ArrayLike, epsilon: Array
 
     Returns
     -------
-    float or ndarray
-        k (an integer-valued float).
+    int or ndarray of int64
+        k.
     """
     function = "safe_k_anonymization_min_k"
     scalar = is_scalar(delta, beta, epsilon)
@@ -257,10 +257,11 @@ def safe_k_anonymization_min_k(delta: ArrayLike, beta: ArrayLike, epsilon: Array
                 lo = mid
         return hi
 
-    return _loop(one, {"delta": target, "beta": arrays["beta"], "epsilon": arrays["epsilon"]}, scalar)
+    k = _loop(one, {"delta": target, "beta": arrays["beta"], "epsilon": arrays["epsilon"]}, scalar)
+    return int(k) if scalar else k.astype(np.int64)  # k ≤ 2^40: exact as a float and as an int
 
 
-def safe_k_anonymization_min_epsilon(k: ArrayLike, beta: ArrayLike, delta: ArrayLike) -> Any:
+def safe_k_anonymization_min_epsilon(*, k: ArrayLike, beta: ArrayLike, delta: ArrayLike) -> Any:
     r"""The smallest ε with d(k, β, ε) ≤ δ (SPEC T15 inverted in ε), rounded up to a double.
 
     d is a right-continuous, nonincreasing step function of ε: it only changes where γn crosses an
@@ -313,7 +314,7 @@ def safe_k_anonymization_min_epsilon(k: ArrayLike, beta: ArrayLike, delta: Array
     return _loop(one, {"k": arrays["k"], "beta": arrays["beta"], "delta": target}, scalar)
 
 
-def safe_k_anonymization_max_beta(k: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> Any:
+def safe_k_anonymization_max_beta(*, k: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> Any:
     r"""The largest sampling rate β with d(k, β, ε) ≤ δ (SPEC T15 inverted in β), rounded down to a double.
 
     β ranges over (0, 1 − e^{−ε}] (the precondition ε ≥ −ln(1 − β), decided exactly).  d is increasing in

@@ -270,7 +270,7 @@ def with_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayL
         ε ≥ 0 at which the group profiles are taken.
     m, n : array_like
         Number of draws m ≥ 0 and of records n ≥ 1 (integers).
-    relation : {"substitute", "add_remove"}
+    relation : {"substitute", "add_remove", "add/remove"}
 
     Returns
     -------
@@ -291,10 +291,11 @@ def with_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayL
     _check_mechanism("with_replacement_profile", mechanism)
     from .subsampling import with_replacement
 
-    relations = {"substitute": "T3", "add_remove": "T4"}
+    # "add/remove" is how theorem() and `ampbounds list` print the relation: accept what is printed
+    relations = {"substitute": "T3", "add_remove": "T4", "add/remove": "T4"}
     if relation not in relations:
         raise ValueError(f"with_replacement_profile: relation = {relation!r} must be 'substitute' (T3) "
-                         "or 'add_remove' (T4)")
+                         "or 'add_remove' / 'add/remove' (T4)")
     if isinstance(mechanism, EpsDelta):
         if not np.all(np.asarray(epsilon, dtype=np.float64) == mechanism.epsilon):
             raise ValueError("with_replacement_profile: for EpsDelta the group profiles are known only at the "

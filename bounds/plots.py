@@ -79,7 +79,7 @@ def plot_kanon(out_path: str | Path, epsilon: float = 1.0, betas_delta=(0.05, 0.
     for beta in betas_epsilon:
         ks = k[k >= 1]
         valid = beta ** ks <= target  # below this k no ε reaches the target (d → β^k as ε → ∞)
-        right.plot(ks[valid], safe_k_anonymization_min_epsilon(ks[valid], beta, target), drawstyle="steps-post",
+        right.plot(ks[valid], safe_k_anonymization_min_epsilon(k=ks[valid], beta=beta, delta=target), drawstyle="steps-post",
                    label=rf"$\beta = {beta:g}$")
     right.set_xlabel("k")
     right.set_ylabel(rf"smallest $\varepsilon$ with $\delta \leq {target:g}$")

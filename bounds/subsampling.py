@@ -8,6 +8,22 @@ import numpy as np
 from ._core import Guarantee, as_output, evaluate, guarantee, is_scalar, validate
 
 
+def _identity_where(g: Guarantee, identity: np.ndarray, epsilon: ArrayLike, delta: ArrayLike) -> Guarantee:
+    """Exact reductions return the input exactly: A_1(ε) = ln(1 + (e^ε − 1)) = ε and 1·δ = δ (T1 and T1⁻¹ at
+    rate 1, T2 at m = n).  The kernels round every result up by a few ulps; where the map is the identity the
+    exact value is the input itself, so returning it is both sound and exact.  (Inputs are already validated.)"""
+    if not np.any(identity):
+        return g
+    if np.ndim(g.epsilon) == 0:
+        return Guarantee(float(epsilon), float(delta))
+    shape = np.shape(g.epsilon)
+    e = np.where(np.broadcast_to(identity, shape), np.broadcast_to(np.asarray(epsilon, dtype=np.float64), shape),
+                 g.epsilon)
+    d = np.where(np.broadcast_to(identity, shape), np.broadcast_to(np.asarray(delta, dtype=np.float64), shape),
+                 g.delta)
+    return Guarantee(e, d)
+
+
 def poisson_subsampling(epsilon: ArrayLike, delta: ArrayLike, rate: ArrayLike) -> Guarantee:
     r"""Privacy of an (ε, δ)-DP mechanism run on a Poisson sample (SPEC T1).
 
@@ -50,7 +66,8 @@ def poisson_subsampling(epsilon: ArrayLike, delta: ArrayLike, rate: ArrayLike) -
     >>> bounds.poisson_subsampling(1e4, 0.0, 1e-300).epsilon > 1e4 - 691
     True
     """
-    return guarantee("poisson_subsampling", "T1", epsilon=epsilon, delta=delta, rate=rate)
+    g = guarantee("poisson_subsampling", "T1", epsilon=epsilon, delta=delta, rate=rate)
+    return _identity_where(g, np.equal(rate, 1.0), epsilon, delta)
 
 
 def poisson_subsampling_inverse(epsilon: ArrayLike, delta: ArrayLike, rate: ArrayLike) -> Guarantee:
@@ -107,7 +124,8 @@ def poisson_subsampling_inverse(epsilon: ArrayLike, delta: ArrayLike, rate: Arra
             if not over.any():
                 break
             base[over] = np.maximum(base[over] * (1.0 - 2.0 ** (step - 52)), 0.0)
-    return Guarantee(as_output(base_eps, scalar), as_output(base_delta, scalar))
+    g = Guarantee(as_output(base_eps, scalar), as_output(base_delta, scalar))
+    return _identity_where(g, np.equal(rate, 1.0), epsilon, delta)
 
 
 def without_replacement(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, n: ArrayLike) -> Guarantee:
@@ -149,7 +167,8 @@ def without_replacement(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, n: A
     >>> round(bounds.without_replacement(1.0, 1e-6, 100, 10_000).epsilon, 12)
     0.017036863236
     """
-    return guarantee("without_replacement", "T2", epsilon=epsilon, delta=delta, m=m, n=n)
+    g = guarantee("without_replacement", "T2", epsilon=epsilon, delta=delta, m=m, n=n)
+    return _identity_where(g, np.equal(m, n), epsilon, delta)
 
 
 def with_replacement(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, n: ArrayLike, *,
@@ -180,7 +199,7 @@ def with_replacement(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, n: Arra
     n : array_like
         Number of records, an integer ≥ 1.  For ``relation="add_remove"``: the size of the **larger**
         of the two neighbouring datasets.
-    relation : {"substitute", "add_remove"}
+    relation : {"substitute", "add_remove", "add/remove"}
         ``"substitute"``: SPEC T3, *recovered* (Balle, Barthe, Gaboardi 2018, Thm 10).
         ``"add_remove"``: SPEC T4, *derived* (Balle et al. Thm 11): the same formula with n the larger
         neighbour's size, valid and conservative; there is no guarantee uniform over dataset sizes.
@@ -202,10 +221,11 @@ def with_replacement(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, n: Arra
     >>> round(g.epsilon, 12), round(g.delta, 20)
     (0.017036863236, 1e-08)
     """
-    relations = {"substitute": "T3", "add_remove": "T4"}
+    # "add/remove" is how theorem() and `ampbounds list` print the relation: accept what is printed
+    relations = {"substitute": "T3", "add_remove": "T4", "add/remove": "T4"}
     if relation not in relations:
         raise ValueError(f"with_replacement: relation = {relation!r} must be 'substitute' (T3) "
-                         "or 'add_remove' (T4)")
+                         "or 'add_remove' / 'add/remove' (T4)")
     return guarantee("with_replacement", relations[relation], epsilon=epsilon, delta=delta, m=m, n=n)
 
 
