@@ -6,8 +6,8 @@ still works: ``bounds/__main__.py`` imports :func:`main` — the one place where
 and only when run as a script.)
 
 Each subcommand is a module with ``add_parser(subparsers) -> None`` and ``run(args) -> int``, registered by
-one line in :data:`ampbounds_cli.main.COMMANDS`.
+one line in :data:`ampbounds_cli.cli.COMMANDS`.
 """
-from .main import main
+from .cli import main
 
 __all__ = ["main"]

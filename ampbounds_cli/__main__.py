@@ -1,4 +1,4 @@
 """``python -m ampbounds_cli``: the ``ampbounds`` command line."""
-from .main import main
+from .cli import main
 
 raise SystemExit(main())

@@ -234,7 +234,7 @@ def _add_theorem_parser(targets: Any, theorem_id: str) -> None:
 
 
 def _add_unreachable_parser(targets: Any, target: str, reason: str) -> None:
-    sub = targets.add_parser(target, help=f"(not from the shell: {reason})", add_help=False,
+    sub = targets.add_parser(target, help=f"(not from the shell: {reason})",
                              description=f"{target}: not available from the shell: {reason}.")
     sub.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     sub.set_defaults(function=None, theorem_id=None, fixed={}, options=(),
@@ -304,7 +304,8 @@ def run(args: argparse.Namespace) -> int:
     lines = [f"{tid} {title}: {name}({call})" if call else f"{tid} {title}: {name}"]
     label = "base budget" if name.endswith(_INVERSE_SUFFIX) and "delta" in outputs and "epsilon" in outputs \
         else "result"
-    rows = [(k, repr(v) if isinstance(v, (int, float)) else str(v)) for k, v in {**shown, **outputs}.items()]
+    rows = [(k, repr(v) if isinstance(v, (int, float)) else str(v))
+            for k, v in [*shown.items(), *outputs.items()]]
     body = table(rows)
     lines += ["  input", *body[:len(shown)], f"  {label}", *body[len(shown):]]
     write("\n".join(lines))

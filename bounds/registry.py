@@ -57,8 +57,51 @@ def theorem(theorem_id: str) -> TheoremInfo:
         constraints=tuple(" ".join(c) for c in meta["constraints"]), outputs=meta["outputs"])
 
 
-def latex(theorem_id: str) -> str:
-    """LaTeX of the theorem's formulas and domains, generated from its sympy record (imports sympy)."""
+def latex(theorem_id: str, standalone: bool = False) -> str:
+    r"""LaTeX of a theorem's formulas and domains, generated from its sympy record (imports sympy).
+
+    Parameters
+    ----------
+    theorem_id : str
+        A theorem id such as ``"T1"`` (any case).
+    standalone : bool, optional
+        False (default): an ``aligned`` block and its conditions, to paste into a display.  True: a complete
+        document (``\documentclass`` … ``\end{document}``, ASCII, compiled by ``pdflatex`` in the test
+        suite) with the theorem's statement, formulas, conditions, citation, provenance and functions.
+        ``ampbounds latex --document [IDS]`` writes the document of several (default all) theorems.
+
+    Returns
+    -------
+    str
+        LaTeX source.  Theorem T13 has no closed form (an exact evaluator of your algorithm): its block
+        states what is computed.
+
+    Raises
+    ------
+    ValueError
+        If the theorem id is unknown.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> print(bounds.latex("T1").splitlines()[2])
+      \varepsilon' &= \ln{\left(p \left(e^{\varepsilon} - 1\right) + 1 \right)} \\
+    >>> doc = bounds.latex("T1", standalone=True)
+    >>> doc.startswith("\\documentclass") and doc.rstrip().endswith("\\end{document}")
+    True
+    """
+    key = _key(theorem_id)  # an unknown id fails before sympy is imported
+    if standalone:
+        return latex_document([key])
     from symbolic.latex import theorem_latex
 
-    return theorem_latex(_key(theorem_id))
+    return theorem_latex(key)
+
+
+def latex_document(theorem_ids: list[str] | None = None) -> str:
+    """A complete, ``pdflatex``-compilable LaTeX document of the given theorems (default: all), generated
+    from their records; used by ``latex(id, standalone=True)`` and ``ampbounds latex --document``."""
+    keys = [_key(t) for t in (theorem_ids if theorem_ids is not None else theorems())]
+    from symbolic.latex import theorem_document
+
+    return theorem_document(keys)

@@ -1,7 +1,7 @@
 """Figures: each is drawn to a real PNG from the certified kernels (matplotlib is in the test extra)."""
 import pytest
 
-from bounds.cli import main
+from ampbounds_cli import main
 
 pytest.importorskip("matplotlib")
 
