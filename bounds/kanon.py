@@ -170,6 +170,13 @@ def eps1_safe_k_anonymization_delta(k: ArrayLike, beta: ArrayLike, epsilon: Arra
     ------
     ValueError
         A bad parameter, ε − ε₁ < −ln(1 − β), or ``scheme_chosen_on != "unsampled"``.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> d = bounds.eps1_safe_k_anonymization_delta(10, 0.2, 1.0, 0.1)   # d(10, 0.2, 0.9)
+    >>> d == bounds.safe_k_anonymization_delta(10, 0.2, 1.0 - 0.1) or d >= bounds.safe_k_anonymization_delta(10, 0.2, 0.9)
+    True
     """
     if scheme_chosen_on != "unsampled":
         raise ValueError(
@@ -220,6 +227,11 @@ def safe_k_anonymization_min_k(*, delta: ArrayLike, beta: ArrayLike, epsilon: Ar
     within rounding of δ), or raises.  d is nonincreasing in k (n_m grows with k), so the search is a
     binary search.
 
+    Keyword-only: the inverse queries take their arguments by name (``delta=``, ``beta=``, …) because
+    their order would depart from the forward formula d(k, β, ε); a positional call is a TypeError.
+
+    SPEC T15; Li, Qardaji, Su 2012 (arXiv:1101.2604), Thm 5.  Provenance: *source*.
+
     Parameters
     ----------
     delta : array_like
@@ -231,6 +243,20 @@ def safe_k_anonymization_min_k(*, delta: ArrayLike, beta: ArrayLike, epsilon: Ar
     -------
     int or ndarray of int64
         k.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is NaN or outside its domain, ε < −ln(1 − β), or no k with k/γ ≤ 2⁴⁰ reaches δ.
+    TypeError
+        If called with positional arguments.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> k = bounds.safe_k_anonymization_min_k(delta=1e-6, beta=0.2, epsilon=1.0)
+    >>> k, bounds.safe_k_anonymization_delta(k, 0.2, 1.0) <= 1e-6 < bounds.safe_k_anonymization_delta(k - 1, 0.2, 1.0)
+    (14, True)
     """
     function = "safe_k_anonymization_min_k"
     scalar = is_scalar(delta, beta, epsilon)
@@ -270,6 +296,11 @@ def safe_k_anonymization_min_epsilon(*, k: ArrayLike, beta: ArrayLike, delta: Ar
     rounded-up d (computed with exact integer decisions) is ≤ δ, found by bisection over the ordered
     doubles: it is the first double ≥ ε* (safe side), or raises.
 
+    Keyword-only: the inverse queries take their arguments by name (``delta=``, ``beta=``, …) because
+    their order would depart from the forward formula d(k, β, ε); a positional call is a TypeError.
+
+    SPEC T15; Li, Qardaji, Su 2012 (arXiv:1101.2604), Thm 5.  Provenance: *source*.
+
     Parameters
     ----------
     k : array_like
@@ -283,6 +314,20 @@ def safe_k_anonymization_min_epsilon(*, k: ArrayLike, beta: ArrayLike, delta: Ar
     -------
     float or ndarray
         ε (≥ −ln(1 − β)).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is NaN or outside its domain, or δ < β^k (no ε reaches it).
+    TypeError
+        If called with positional arguments.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> e = bounds.safe_k_anonymization_min_epsilon(k=20, beta=0.2, delta=1e-6)
+    >>> round(e, 6), bounds.safe_k_anonymization_delta(20, 0.2, e) <= 1e-6
+    (0.624154, True)
     """
     function = "safe_k_anonymization_min_epsilon"
     scalar = is_scalar(k, beta, delta)
@@ -326,6 +371,11 @@ def safe_k_anonymization_max_beta(*, k: ArrayLike, epsilon: ArrayLike, delta: Ar
     crossing up to the grid's resolution (a narrower excursion of d above δ between two grid points could
     be missed; the returned β is still safe).  Raises if no β on the grid reaches δ.
 
+    Keyword-only: the inverse queries take their arguments by name (``delta=``, ``beta=``, …) because
+    their order would depart from the forward formula d(k, β, ε); a positional call is a TypeError.
+
+    SPEC T15; Li, Qardaji, Su 2012 (arXiv:1101.2604), Thm 5.  Provenance: *source*.
+
     Parameters
     ----------
     k : array_like
@@ -339,6 +389,20 @@ def safe_k_anonymization_max_beta(*, k: ArrayLike, epsilon: ArrayLike, delta: Ar
     -------
     float or ndarray
         β.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is NaN or outside its domain, ε is 0 or infinite, or no β on the grid reaches δ.
+    TypeError
+        If called with positional arguments.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> b = bounds.safe_k_anonymization_max_beta(k=20, epsilon=1.0, delta=1e-6)
+    >>> round(b, 6), bounds.safe_k_anonymization_delta(20, b, 1.0) <= 1e-6
+    (0.281794, True)
     """
     from numeric.kanon import admissible_exact
 

@@ -72,6 +72,8 @@ def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
         \varepsilon_\theta(\delta) = \theta + 2\ln(1 - \delta) \ \text{ if } \delta < 1 - e^{-\theta},
         \quad \ln(1 - \delta) \text{ otherwise}
 
+    SPEC T8; standard (Laplace mechanism); e.g. Balle, Barthe, Gaboardi 2018, Sec. 5.  Provenance: *source*.
+
     Parameters
     ----------
     delta : array_like

@@ -120,6 +120,8 @@ def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = Non
     SPEC T11.  Provenance: *source* for the dominating pairs (dp_accounting, autodp); closed forms verified
     against quadrature.  Relation: add/remove; ``direction="both"`` is the maximum.  Exact (tight).
 
+    SPEC T11; citation: dominating pairs: Google dp_accounting (privacy_loss_distribution), autodp; closed forms verified against numerical integration (SPEC T11).  Provenance: *source*.
+
     Parameters
     ----------
     epsilon : array_like
@@ -173,6 +175,8 @@ def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | Non
     until that check passes).  ``direction="both"`` returns the larger of the two directions' ε.
     Provenance: *source* (see :func:`subsampled_gaussian_profile`).
 
+    SPEC T11; dominating pairs: Google dp_accounting (privacy_loss_distribution), autodp; closed forms verified against numerical integration (SPEC T11).  Provenance: *source*.
+
     Parameters
     ----------
     delta : array_like
@@ -220,6 +224,8 @@ def subsampled_laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None
     .. math::
 
         \varepsilon(\delta) = \min\{\varepsilon : \delta_{\theta,q}(\varepsilon) \le \delta\}
+
+    SPEC T11; dominating pairs: Google dp_accounting (privacy_loss_distribution), autodp; closed forms verified against numerical integration (SPEC T11).  Provenance: *source*.
 
     Parameters
     ----------

@@ -85,6 +85,8 @@ def poisson_subsampling_inverse(epsilon: ArrayLike, delta: ArrayLike, rate: Arra
     SPEC T1 (inverse map A_p⁻¹).  Relation: add/remove.  Provenance: *source*.  ``rate = 0`` returns
     (inf, 1): any mechanism satisfies the target.  ε₀ is computed in log space when e^ε/p would overflow.
 
+    SPEC T1; Li, Qardaji, Su 2012; Balle, Barthe, Gaboardi 2018 Thm 8; Steinke 2022.  Provenance: *source*.
+
     Parameters
     ----------
     epsilon, delta : array_like
