@@ -130,7 +130,7 @@ class Gaussian(_ShiftedNoise):
 
 @dataclass(frozen=True)
 class EpsDelta:
-    """A mechanism known only to be (ε₀, δ₀)-DP; its profile is the implied one (SPEC Conventions, tight):
+    """A mechanism known only to be (ε₀, δ₀)-DP; its profile is the implied one (tight):
     δ(ε) = δ₀ + (1 − δ₀)(e^{ε₀} − e^ε)₊/(1 + e^{ε₀}) for ε ≥ 0.
 
     The black-box mechanism object: its group profile is SPEC T7's (group privacy), so the profile-level
