@@ -110,7 +110,7 @@ def plot_outlier_score(out_path: str | Path, epsilons=(0.25, 0.5, 1.0, 2.0), res
     Examples
     --------
     >>> import bounds.plots
-    >>> bounds.plots.plot_outlier_score("fig2.pdf")        # doctest: +SKIP  (drawn in tests/ampbounds_cli)
+    >>> bounds.plots.plot_outlier_score("fig2.pdf")        # doctest: +SKIP
     PosixPath('fig2.pdf')
     """
     plt = _pyplot()
@@ -198,7 +198,7 @@ def plot_kanon(out_path: str | Path, epsilon: float = 1.0, betas_delta=(0.05, 0.
     Examples
     --------
     >>> import bounds.plots
-    >>> bounds.plots.plot_kanon("kanon.png", target=1e-9)   # doctest: +SKIP  (drawn in tests/ampbounds_cli)
+    >>> bounds.plots.plot_kanon("kanon.png", target=1e-9)   # doctest: +SKIP
     PosixPath('kanon.png')
     >>> bounds.plots.tex_number(1e-9)                       # how the target is written on the axis
     '10^{-9}'
