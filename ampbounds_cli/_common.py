@@ -21,7 +21,7 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: {message} (see `{self.prog} --help`)")
 
 
 def option(name: str) -> list[str]:

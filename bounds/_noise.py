@@ -45,7 +45,11 @@ def theta_of(function: str, theta: Any, noise_multiplier: Any) -> Any:
         value = float(sigma[np.argwhere(bad)[0][0]] if sigma.ndim else sigma)
         raise ValueError(f"{function}: noise_multiplier = {value!r} is outside its domain (0, inf) "
                          "(σ/Δ; θ = 1/noise_multiplier)")
-    return reciprocal_up(sigma)
+    theta = reciprocal_up(sigma)
+    if np.any(np.isinf(theta)):
+        raise ValueError(f"{function}: noise_multiplier = {float(np.min(sigma))!r} is too small: θ = "
+                         "1/noise_multiplier overflows (no privacy)")
+    return theta
 
 
 def required(function: str, **params: Any) -> None:

@@ -261,9 +261,11 @@ def safe_k_anonymization_min_k(*, delta: ArrayLike, beta: ArrayLike, epsilon: Ar
     function = "safe_k_anonymization_min_k"
     scalar = is_scalar(delta, beta, epsilon)
     arrays = validate(function, "T15", k=1.0, beta=beta, epsilon=epsilon)
-    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), arrays["beta"].shape)
+    shape = np.broadcast_shapes(np.shape(delta), arrays["beta"].shape)  # δ broadcasts with β and ε
+    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), shape)
     _check_target(function, target)
     _check_precondition(function, "T15", arrays["k"], arrays["beta"], arrays["epsilon"], None)
+    arrays = {k: np.broadcast_to(v, shape) for k, v in arrays.items()}
 
     def one(t: float, b: float, e: float) -> float:
         if _d_scalar(1, b, e) <= t:
@@ -332,7 +334,9 @@ def safe_k_anonymization_min_epsilon(*, k: ArrayLike, beta: ArrayLike, delta: Ar
     function = "safe_k_anonymization_min_epsilon"
     scalar = is_scalar(k, beta, delta)
     arrays = validate(function, "T15", k=k, beta=beta, epsilon=0.0)
-    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), arrays["k"].shape)
+    shape = np.broadcast_shapes(np.shape(delta), arrays["k"].shape)  # δ broadcasts with k and β
+    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), shape)
+    arrays = {k: np.broadcast_to(v, shape) for k, v in arrays.items()}
     _check_target(function, target)
 
     def one(kk: float, b: float, t: float) -> float:
@@ -409,7 +413,9 @@ def safe_k_anonymization_max_beta(*, k: ArrayLike, epsilon: ArrayLike, delta: Ar
     function = "safe_k_anonymization_max_beta"
     scalar = is_scalar(k, epsilon, delta)
     arrays = validate(function, "T15", k=k, beta=0.5, epsilon=epsilon)
-    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), arrays["k"].shape)
+    shape = np.broadcast_shapes(np.shape(delta), arrays["k"].shape)  # δ broadcasts with k and ε
+    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), shape)
+    arrays = {k: np.broadcast_to(v, shape) for k, v in arrays.items()}
     _check_target(function, target)
     eps = arrays["epsilon"]
     if np.any((eps == 0) | np.isinf(eps)):

@@ -171,3 +171,25 @@ def test_a_subcommand_module_registers_with_one_line(capsys, monkeypatch):
     monkeypatch.setattr(main_module, "COMMANDS", (*main_module.COMMANDS, module.__name__))
     assert run(capsys, "hello", "--name", "x")[:2] == (0, "hello x\n")
     assert run(capsys, "hello", "--nam", "x")[0] == 2
+
+
+def test_the_flow_runs_one_way():
+    """bounds imports neither the CLI nor the checks (bounds/__main__.py, run only as a script, is the one
+    documented exception); the check registry imports no check module."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(bounds.__file__).resolve().parent
+    for path in root.glob("*.py"):
+        if path.name == "__main__.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(from|import)\s+(ampbounds_cli|proofs_checks)\b", text, re.M), path.name
+    framework = (root.parent / "proofs_checks" / "framework.py").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*from \. import|^\s*from \.\w+ import|import proofs_checks\.", framework, re.M)
+    probe = ("import sys, bounds; print(any(m.startswith(('ampbounds_cli', 'proofs_checks', 'sympy', 'numba')) "
+             "for m in sys.modules))")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root.parent), os.environ.get("PYTHONPATH")])))
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60,
+                            check=False)
+    assert result.stdout.strip() == "False", result.stderr
