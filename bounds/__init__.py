@@ -1,8 +1,10 @@
 """ampbounds: formally-checked, soundly rounded bounds for differential-privacy amplification.
 
 Every function returns an upper bound on the exact (ε, δ) (or, for inverses, a base budget rounded to the
-safe side) or raises ``ValueError``.  See ``theorem(id)`` for each bound's statement and provenance and
-``latex(id)`` for its formulas.  Importing this package loads neither sympy nor numba; kernels compile on
+safe side) or raises ``ValueError``.  See ``theorem(id)`` for each bound's statement and provenance,
+``latex(id)`` for its formulas, and ``docs/theorems.md`` (generated from the records) for the full reference
+of every theorem id (T1–T18) cited in the docstrings.  θ parameters are Δ/σ = 1/noise multiplier; every
+function taking θ also takes ``noise_multiplier=``.  Importing this package loads neither sympy nor numba; kernels compile on
 first use and are cached on disk.
 """
 from ._core import Guarantee

@@ -11,7 +11,24 @@ from numeric._generated.metadata import THEOREMS
 
 
 class Guarantee(NamedTuple):
-    """An (ε, δ) differential-privacy guarantee (floats for scalar input, arrays otherwise)."""
+    """An (ε, δ) differential-privacy guarantee (floats for scalar input, arrays otherwise).
+
+    Returned by every (ε, δ) function; a ``NamedTuple``, so it unpacks as ``epsilon, delta = g``.
+
+    Parameters
+    ----------
+    epsilon : float or ndarray
+        ε (an upper bound on the exact value, or a base budget on the safe side for inverses).
+    delta : float or ndarray
+        δ, likewise.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> epsilon, delta = bounds.poisson_subsampling(1.0, 1e-6, 0.01)
+    >>> delta
+    1e-08
+    """
 
     epsilon: Any
     delta: Any

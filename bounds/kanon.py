@@ -170,6 +170,13 @@ def eps1_safe_k_anonymization_delta(k: ArrayLike, beta: ArrayLike, epsilon: Arra
     ------
     ValueError
         A bad parameter, ε − ε₁ < −ln(1 − β), or ``scheme_chosen_on != "unsampled"``.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> d = bounds.eps1_safe_k_anonymization_delta(10, 0.2, 1.0, 0.1)   # d(10, 0.2, 0.9)
+    >>> d == bounds.safe_k_anonymization_delta(10, 0.2, 1.0 - 0.1) or d >= bounds.safe_k_anonymization_delta(10, 0.2, 0.9)
+    True
     """
     if scheme_chosen_on != "unsampled":
         raise ValueError(
@@ -212,13 +219,18 @@ def _float(bits: int) -> float:
     return float(np.int64(bits).view(np.float64))
 
 
-def safe_k_anonymization_min_k(delta: ArrayLike, beta: ArrayLike, epsilon: ArrayLike) -> Any:
+def safe_k_anonymization_min_k(*, delta: ArrayLike, beta: ArrayLike, epsilon: ArrayLike) -> Any:
     r"""The smallest integer k with d(k, β, ε) ≤ δ (SPEC T15 inverted in k).
 
     Returns k such that the rounded-up (hence exact) d(k, β, ε) ≤ δ, and d(k − 1, β, ε) rounded up exceeds
     δ: the answer is on the safe side (at worst one larger than the exact smallest k when d(k − 1) is
     within rounding of δ), or raises.  d is nonincreasing in k (n_m grows with k), so the search is a
     binary search.
+
+    Keyword-only: the inverse queries take their arguments by name (``delta=``, ``beta=``, …) because
+    their order would depart from the forward formula d(k, β, ε); a positional call is a TypeError.
+
+    SPEC T15; Li, Qardaji, Su 2012 (arXiv:1101.2604), Thm 5.  Provenance: *source*.
 
     Parameters
     ----------
@@ -229,15 +241,31 @@ def safe_k_anonymization_min_k(delta: ArrayLike, beta: ArrayLike, epsilon: Array
 
     Returns
     -------
-    float or ndarray
-        k (an integer-valued float).
+    int or ndarray of int64
+        k.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is NaN or outside its domain, ε < −ln(1 − β), or no k with k/γ ≤ 2⁴⁰ reaches δ.
+    TypeError
+        If called with positional arguments.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> k = bounds.safe_k_anonymization_min_k(delta=1e-6, beta=0.2, epsilon=1.0)
+    >>> k, bounds.safe_k_anonymization_delta(k, 0.2, 1.0) <= 1e-6 < bounds.safe_k_anonymization_delta(k - 1, 0.2, 1.0)
+    (14, True)
     """
     function = "safe_k_anonymization_min_k"
     scalar = is_scalar(delta, beta, epsilon)
     arrays = validate(function, "T15", k=1.0, beta=beta, epsilon=epsilon)
-    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), arrays["beta"].shape)
+    shape = np.broadcast_shapes(np.shape(delta), arrays["beta"].shape)  # δ broadcasts with β and ε
+    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), shape)
     _check_target(function, target)
     _check_precondition(function, "T15", arrays["k"], arrays["beta"], arrays["epsilon"], None)
+    arrays = {k: np.broadcast_to(v, shape) for k, v in arrays.items()}
 
     def one(t: float, b: float, e: float) -> float:
         if _d_scalar(1, b, e) <= t:
@@ -257,10 +285,11 @@ def safe_k_anonymization_min_k(delta: ArrayLike, beta: ArrayLike, epsilon: Array
                 lo = mid
         return hi
 
-    return _loop(one, {"delta": target, "beta": arrays["beta"], "epsilon": arrays["epsilon"]}, scalar)
+    k = _loop(one, {"delta": target, "beta": arrays["beta"], "epsilon": arrays["epsilon"]}, scalar)
+    return int(k) if scalar else k.astype(np.int64)  # k ≤ 2^40: exact as a float and as an int
 
 
-def safe_k_anonymization_min_epsilon(k: ArrayLike, beta: ArrayLike, delta: ArrayLike) -> Any:
+def safe_k_anonymization_min_epsilon(*, k: ArrayLike, beta: ArrayLike, delta: ArrayLike) -> Any:
     r"""The smallest ε with d(k, β, ε) ≤ δ (SPEC T15 inverted in ε), rounded up to a double.
 
     d is a right-continuous, nonincreasing step function of ε: it only changes where γn crosses an
@@ -268,6 +297,11 @@ def safe_k_anonymization_min_epsilon(k: ArrayLike, beta: ArrayLike, delta: Array
     exactly, where the strict inequality j > m' holds).  The result is the smallest double ε at which the
     rounded-up d (computed with exact integer decisions) is ≤ δ, found by bisection over the ordered
     doubles: it is the first double ≥ ε* (safe side), or raises.
+
+    Keyword-only: the inverse queries take their arguments by name (``delta=``, ``beta=``, …) because
+    their order would depart from the forward formula d(k, β, ε); a positional call is a TypeError.
+
+    SPEC T15; Li, Qardaji, Su 2012 (arXiv:1101.2604), Thm 5.  Provenance: *source*.
 
     Parameters
     ----------
@@ -282,11 +316,27 @@ def safe_k_anonymization_min_epsilon(k: ArrayLike, beta: ArrayLike, delta: Array
     -------
     float or ndarray
         ε (≥ −ln(1 − β)).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is NaN or outside its domain, or δ < β^k (no ε reaches it).
+    TypeError
+        If called with positional arguments.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> e = bounds.safe_k_anonymization_min_epsilon(k=20, beta=0.2, delta=1e-6)
+    >>> round(e, 6), bounds.safe_k_anonymization_delta(20, 0.2, e) <= 1e-6
+    (0.624154, True)
     """
     function = "safe_k_anonymization_min_epsilon"
     scalar = is_scalar(k, beta, delta)
     arrays = validate(function, "T15", k=k, beta=beta, epsilon=0.0)
-    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), arrays["k"].shape)
+    shape = np.broadcast_shapes(np.shape(delta), arrays["k"].shape)  # δ broadcasts with k and β
+    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), shape)
+    arrays = {k: np.broadcast_to(v, shape) for k, v in arrays.items()}
     _check_target(function, target)
 
     def one(kk: float, b: float, t: float) -> float:
@@ -313,7 +363,7 @@ def safe_k_anonymization_min_epsilon(k: ArrayLike, beta: ArrayLike, delta: Array
     return _loop(one, {"k": arrays["k"], "beta": arrays["beta"], "delta": target}, scalar)
 
 
-def safe_k_anonymization_max_beta(k: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> Any:
+def safe_k_anonymization_max_beta(*, k: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> Any:
     r"""The largest sampling rate β with d(k, β, ε) ≤ δ (SPEC T15 inverted in β), rounded down to a double.
 
     β ranges over (0, 1 − e^{−ε}] (the precondition ε ≥ −ln(1 − β), decided exactly).  d is increasing in
@@ -324,6 +374,11 @@ def safe_k_anonymization_max_beta(k: ArrayLike, epsilon: ArrayLike, delta: Array
     (rounded-up d with exact integer decisions: safe side) and the next double does not; it is the first
     crossing up to the grid's resolution (a narrower excursion of d above δ between two grid points could
     be missed; the returned β is still safe).  Raises if no β on the grid reaches δ.
+
+    Keyword-only: the inverse queries take their arguments by name (``delta=``, ``beta=``, …) because
+    their order would depart from the forward formula d(k, β, ε); a positional call is a TypeError.
+
+    SPEC T15; Li, Qardaji, Su 2012 (arXiv:1101.2604), Thm 5.  Provenance: *source*.
 
     Parameters
     ----------
@@ -338,13 +393,29 @@ def safe_k_anonymization_max_beta(k: ArrayLike, epsilon: ArrayLike, delta: Array
     -------
     float or ndarray
         β.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is NaN or outside its domain, ε is 0 or infinite, or no β on the grid reaches δ.
+    TypeError
+        If called with positional arguments.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> b = bounds.safe_k_anonymization_max_beta(k=20, epsilon=1.0, delta=1e-6)
+    >>> round(b, 6), bounds.safe_k_anonymization_delta(20, b, 1.0) <= 1e-6
+    (0.281794, True)
     """
     from numeric.kanon import admissible_exact
 
     function = "safe_k_anonymization_max_beta"
     scalar = is_scalar(k, epsilon, delta)
     arrays = validate(function, "T15", k=k, beta=0.5, epsilon=epsilon)
-    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), arrays["k"].shape)
+    shape = np.broadcast_shapes(np.shape(delta), arrays["k"].shape)  # δ broadcasts with k and ε
+    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), shape)
+    arrays = {k: np.broadcast_to(v, shape) for k, v in arrays.items()}
     _check_target(function, target)
     eps = arrays["epsilon"]
     if np.any((eps == 0) | np.isinf(eps)):

@@ -78,22 +78,83 @@ class _ShiftedNoise:
 
 @dataclass(frozen=True)
 class Laplace(_ShiftedNoise):
-    """Laplace mechanism with θ = Δ/b (L1 sensitivity Δ, noise Lap(b)); profile SPEC T8."""
+    """Laplace mechanism with θ = Δ/b (L1 sensitivity Δ, noise Lap(b)); profile SPEC T8.
+
+    A mechanism object for the profile-level functions (``poisson_subsampling_profile``, …): its exact
+    privacy profile (Balle & Wang 2018; *source*) and its white-box group profile (θ → kθ).
+
+    Parameters
+    ----------
+    theta : float
+        θ = Δ/b > 0 = 1/noise multiplier.  **Not the noise multiplier b/Δ**: passing a noise multiplier
+        below 1 as θ is optimistic (unsound).
+
+    Examples
+    --------
+    >>> import bounds
+    >>> round(bounds.Laplace(1.0).profile(0.5), 12)   # δ(ε) = 1 − e^{(ε − θ)/2}
+    0.221199216929
+    >>> bounds.Laplace(1.0).group(2).theta >= 2.0          # kθ, rounded up
+    True
+    """
 
     _profile: ClassVar[str] = "laplace_profile"
 
 
 @dataclass(frozen=True)
 class Gaussian(_ShiftedNoise):
-    """Gaussian mechanism with θ = Δ/σ (L2 sensitivity Δ, noise N(0, σ²I)); profile SPEC T9 (analytic)."""
+    """Gaussian mechanism with θ = Δ/σ (L2 sensitivity Δ, noise N(0, σ²I)); profile SPEC T9 (analytic).
+
+    A mechanism object for the profile-level functions (``poisson_subsampling_profile``, …): its exact
+    privacy profile (Balle & Wang 2018, Thm 8; *source*) and its white-box group profile (θ → kθ).
+
+    Parameters
+    ----------
+    theta : float
+        θ = Δ/σ > 0 = 1/noise multiplier.  **Not the noise multiplier σ/Δ** of DP-SGD (Opacus,
+        dp_accounting): passing a noise multiplier below 1 as θ is optimistic (unsound); use θ = 1/σ
+        rounded up (the profile grows with θ).
+
+    Examples
+    --------
+    >>> import bounds
+    >>> g = bounds.Gaussian(0.5)                         # noise multiplier 2
+    >>> g.profile(1.0) == bounds.gaussian_profile(1.0, noise_multiplier=2.0)
+    True
+    >>> round(bounds.poisson_subsampling_profile(g, 1.0, 0.01).delta, 12)
+    6.829595e-05
+    """
 
     _profile: ClassVar[str] = "gaussian_profile"
 
 
 @dataclass(frozen=True)
 class EpsDelta:
-    """A mechanism known only to be (ε₀, δ₀)-DP; its profile is the implied one (SPEC Conventions, tight):
-    δ(ε) = δ₀ + (1 − δ₀)(e^{ε₀} − e^ε)₊/(1 + e^{ε₀}) for ε ≥ 0."""
+    """A mechanism known only to be (ε₀, δ₀)-DP; its profile is the implied one (tight):
+    δ(ε) = δ₀ + (1 − δ₀)(e^{ε₀} − e^ε)₊/(1 + e^{ε₀}) for ε ≥ 0.
+
+    The black-box mechanism object: its group profile is SPEC T7's (group privacy), so the profile-level
+    subsampling functions reduce to the (ε, δ) theorems.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε₀ ∈ [0, inf].
+    delta : float
+        δ₀ ∈ [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ε₀ or δ₀ is NaN or outside its domain.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> m = bounds.EpsDelta(1.0, 1e-6)
+    >>> m.profile(1.0) >= 1e-6, round(m.profile(0.5), 6)
+    (True, 0.28765)
+    """
 
     epsilon: float
     delta: float
@@ -270,7 +331,7 @@ def with_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayL
         ε ≥ 0 at which the group profiles are taken.
     m, n : array_like
         Number of draws m ≥ 0 and of records n ≥ 1 (integers).
-    relation : {"substitute", "add_remove"}
+    relation : {"substitute", "add_remove", "add/remove"}
 
     Returns
     -------
@@ -291,10 +352,11 @@ def with_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayL
     _check_mechanism("with_replacement_profile", mechanism)
     from .subsampling import with_replacement
 
-    relations = {"substitute": "T3", "add_remove": "T4"}
+    # "add/remove" is how theorem() and `ampbounds list` print the relation: accept what is printed
+    relations = {"substitute": "T3", "add_remove": "T4", "add/remove": "T4"}
     if relation not in relations:
         raise ValueError(f"with_replacement_profile: relation = {relation!r} must be 'substitute' (T3) "
-                         "or 'add_remove' (T4)")
+                         "or 'add_remove' / 'add/remove' (T4)")
     if isinstance(mechanism, EpsDelta):
         if not np.all(np.asarray(epsilon, dtype=np.float64) == mechanism.epsilon):
             raise ValueError("with_replacement_profile: for EpsDelta the group profiles are known only at the "

@@ -483,6 +483,28 @@ class FWLQuery:
     max_i ‖z_i‖_∞ ≤ B.  Exact (Fractions) when the query's parameters are exact; otherwise floats rounded
     up (larger constants are still valid FWL constants).  Calibrate the noise with ``sensitivity``
     (C = 2B·Σ L_j) and use ``ratio(rho)`` from the *same* constants.
+
+    Returned by the ``fwl_*`` helpers (Table 1); rarely built by hand.
+
+    Parameters
+    ----------
+    query : str
+        Name of the query.
+    lipschitz : tuple
+        The constants L_1, …, L_d.
+    bound : float or Fraction
+        The data bound B.
+    norm : {"l1", "l2"}
+        Norm of the FWL inequality.
+    source : str
+        Where the constants come from (table, proposition).
+
+    Examples
+    --------
+    >>> import bounds
+    >>> q = bounds.fwl_mean(4, 100, 1)
+    >>> q.sensitivity, q.ratio(0.5)
+    (Fraction(2, 25), 0.5)
     """
 
     query: str
@@ -554,6 +576,17 @@ def fwl_histogram(cells: int, n: int | None = None) -> FWLQuery:
     n : int, optional
         Number of records, for relative frequencies.
 
+    Returns
+    -------
+    FWLQuery
+        The constants L_j, the data bound B, the norm and the source; ``.sensitivity`` (C = 2B·Σ L_j),
+        ``.ratio(rho)``, ``.laplace(...)``, ``.gaussian(...)``.  Exact Fractions for exact input.
+
+    Raises
+    ------
+    ValueError
+        If ``cells`` or ``n`` is not a positive integer.
+
     Examples
     --------
     >>> import bounds
@@ -583,6 +616,11 @@ def fwl_linear(matrices: Any) -> FWLQuery:
     FWLQuery
         With ``bound`` 1: multiply by your B via the data bound when calibrating (``sensitivity`` assumes
         B = 1; use ``dataclasses.replace(q, bound=B)``).
+
+    Raises
+    ------
+    ValueError
+        If ``matrices`` is not one k×d matrix or a sequence of them, or an entry is not a finite real.
 
     Examples
     --------
@@ -615,6 +653,26 @@ def fwl_mean(d: int, n: int, bound: Any) -> FWLQuery:
     r"""FWL constants of the mean of n bounded vectors, f(z̃) = (1/n)Σ_i z̃_i, ‖z_i‖_∞ ≤ B (Table 1, Dwork et al.
     2006): ℓ1, Thm 4.5 & 4.7, L_j = 1/n (Prop C.2 (L) with B_i = I/n), so r = ⌊ρd⌋/d ≈ ρ.
 
+    Parameters
+    ----------
+    d : int
+        Number of features d ≥ 1.
+    n : int
+        Number of records n ≥ 1.
+    bound : float or Fraction
+        B > 0 with max_i ‖z_i‖_∞ ≤ B.
+
+    Returns
+    -------
+    FWLQuery
+        The constants L_j, the data bound B, the norm and the source; ``.sensitivity`` (C = 2B·Σ L_j),
+        ``.ratio(rho)``, ``.laplace(...)``, ``.gaussian(...)``.  Exact Fractions for exact input.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` or ``n`` is not a positive integer, or ``bound`` is not positive and finite.
+
     Examples
     --------
     >>> import bounds
@@ -636,6 +694,26 @@ def fwl_clipped_mean(d: int, n: int, clip: Any) -> FWLQuery:
     vectors bounded by c; clipping is 1-Lipschitz per coordinate, so the constants 1/n also hold for the
     raw values.  Derived from the FWL definition (the extracted Table 1 lost the constants); checked
     numerically in ``proofs_checks.missing_checks``.
+
+    Parameters
+    ----------
+    d : int
+        Number of features d ≥ 1.
+    n : int
+        Number of records n ≥ 1.
+    clip : float or Fraction
+        Clipping bound c > 0 (each coordinate clipped to [−c, c]).
+
+    Returns
+    -------
+    FWLQuery
+        The constants L_j, the data bound B, the norm and the source; ``.sensitivity`` (C = 2B·Σ L_j),
+        ``.ratio(rho)``, ``.laplace(...)``, ``.gaussian(...)``.  Exact Fractions for exact input.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` or ``n`` is not a positive integer, or ``clip`` is not positive and finite.
 
     Examples
     --------
@@ -663,6 +741,28 @@ def fwl_covariance(d: int, n: int, bound: Any, *, norm: str = "l1") -> FWLQuery:
       Rounded up to a float unless √d is rational.
 
     Equal constants either way: r = ⌊ρd⌋/d ≈ ρ.  Checked numerically in ``proofs_checks.missing_checks``.
+
+    Parameters
+    ----------
+    d : int
+        Number of features d ≥ 1.
+    n : int
+        Number of records n ≥ 1.
+    bound : float or Fraction
+        B > 0 with every z_i ∈ [−B, B]^d.
+    norm : {"l1", "l2"}, optional
+        Norm of the FWL inequality (keyword only; "l1" by default, valid for Thm 4.5 and 4.7).
+
+    Returns
+    -------
+    FWLQuery
+        The constants L_j, the data bound B, the norm and the source; ``.sensitivity`` (C = 2B·Σ L_j),
+        ``.ratio(rho)``, ``.laplace(...)``, ``.gaussian(...)``.  Exact Fractions for exact input.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` or ``n`` is not a positive integer, ``bound`` is not positive and finite, or ``norm`` is unknown.
 
     Examples
     --------
@@ -705,6 +805,28 @@ def fwl_projected_mean(projection: Any, n: int, bound: Any, *, norm: str = "l2")
     never larger than the paper's post-processing constant Λ/n of Prop C.4 (Λ the operator norm of P),
     and equal to it when every column has norm Λ (then r = ⌊ρd⌋/d ≈ ρ, as Table 1 says).  ℓ2 column norms
     are rounded up to floats unless rational.  Checked numerically in ``proofs_checks.missing_checks``.
+
+    Parameters
+    ----------
+    projection : array_like
+        The k×d matrix P (exact entries give exact constants).
+    n : int
+        Number of records n ≥ 1.
+    bound : float or Fraction
+        B > 0 with max_i ‖z_i‖_∞ ≤ B.
+    norm : {"l1", "l2"}, optional
+        Norm of the FWL inequality (keyword only; "l2" by default: Thm 4.7 only).
+
+    Returns
+    -------
+    FWLQuery
+        The constants L_j, the data bound B, the norm and the source; ``.sensitivity`` (C = 2B·Σ L_j),
+        ``.ratio(rho)``, ``.laplace(...)``, ``.gaussian(...)``.  Exact Fractions for exact input.
+
+    Raises
+    ------
+    ValueError
+        If ``projection`` is not a k×d matrix of finite reals, ``n`` is not a positive integer, ``bound`` is not positive and finite, or ``norm`` is unknown.
 
     Examples
     --------

@@ -100,6 +100,8 @@ def poisson_substitution_profile(mechanism: Any, epsilon: ArrayLike, rate: Array
     recovered; this is this library's own bound, reconstructed and verified by brute force (see
     ``poisson_substitution``).
 
+    SPEC T6; citation: this library's own bound, from the proof strategy of Balle, Barthe, Gaboardi 2018 (advanced joint convexity, Thm 2); the paper's supplementary statement was not recovered.  Provenance: *derived*.
+
     Parameters
     ----------
     mechanism : Laplace, Gaussian or EpsDelta

@@ -6,10 +6,12 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
+from ._noise import theta_of
 from ._core import value
 
 
-def laplace_profile(epsilon: ArrayLike, theta: ArrayLike) -> Any:
+def laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
+                    noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Privacy profile δ_θ(ε) of the Laplace mechanism (SPEC T8).
 
     Returns an upper bound on δ_θ(ε), rounded up (never below the exact value), or raises.
@@ -29,8 +31,13 @@ def laplace_profile(epsilon: ArrayLike, theta: ArrayLike) -> Any:
     ----------
     epsilon : array_like
         ε, any real number (±inf allowed).
-    theta : array_like
-        θ = Δ/b > 0 (finite).
+    theta : array_like, optional
+        θ = Δ/b > 0 (finite) (Laplace scale b, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
+        pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
+    noise_multiplier : array_like, optional
+        b/Δ > 0 (the DP-SGD noise multiplier of Opacus and dp_accounting), keyword only; θ is then
+        1/noise_multiplier rounded up, which keeps the result an upper bound (δ and ε grow with θ).
 
     Returns
     -------
@@ -50,10 +57,12 @@ def laplace_profile(epsilon: ArrayLike, theta: ArrayLike) -> Any:
     >>> round(bounds.laplace_profile(0.0, 2.0), 12)
     0.632120558829
     """
+    theta = theta_of("laplace_profile", theta, noise_multiplier)
     return value("laplace_profile", "T8", "delta", epsilon=epsilon, theta=theta)
 
 
-def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike) -> Any:
+def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
+                            noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ_θ(ε) ≤ δ for the Laplace mechanism (SPEC T8 inverse).
 
     Returns an upper bound on that ε (rounded up: the mechanism is (ε, δ)-DP at the returned ε), or raises.
@@ -63,12 +72,19 @@ def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike) -> Any:
         \varepsilon_\theta(\delta) = \theta + 2\ln(1 - \delta) \ \text{ if } \delta < 1 - e^{-\theta},
         \quad \ln(1 - \delta) \text{ otherwise}
 
+    SPEC T8; standard (Laplace mechanism); e.g. Balle, Barthe, Gaboardi 2018, Sec. 5.  Provenance: *source*.
+
     Parameters
     ----------
     delta : array_like
         δ ∈ [0, 1] (δ = 0 gives ε = θ exactly, δ = 1 gives −inf).
-    theta : array_like
-        θ = Δ/b > 0.
+    theta : array_like, optional
+        θ = Δ/b > 0None (Laplace scale b, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
+        pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
+    noise_multiplier : array_like, optional
+        b/Δ > 0 (the DP-SGD noise multiplier of Opacus and dp_accounting), keyword only; θ is then
+        1/noise_multiplier rounded up, which keeps the result an upper bound (δ and ε grow with θ).
 
     Returns
     -------
@@ -85,10 +101,12 @@ def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike) -> Any:
     >>> bounds.laplace_profile_inverse(0.0, 1.0)
     1.0
     """
+    theta = theta_of("laplace_profile_inverse", theta, noise_multiplier)
     return value("laplace_profile_inverse", "T8", "epsilon", delta=delta, theta=theta)
 
 
-def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike) -> Any:
+def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
+                     noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Privacy profile δ_θ(ε) of the Gaussian mechanism, the analytic Gaussian (SPEC T9).
 
     Returns an upper bound on δ_θ(ε), rounded up by a measured error budget, or raises.
@@ -112,8 +130,13 @@ def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike) -> Any:
     ----------
     epsilon : array_like
         ε, any real number (±inf allowed).
-    theta : array_like
-        θ = Δ/σ > 0 (finite).
+    theta : array_like, optional
+        θ = Δ/σ > 0 (finite) (Gaussian standard deviation σ, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
+        pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
+    noise_multiplier : array_like, optional
+        σ/Δ > 0 (the DP-SGD noise multiplier of Opacus and dp_accounting), keyword only; θ is then
+        1/noise_multiplier rounded up, which keeps the result an upper bound (δ and ε grow with θ).
 
     Returns
     -------
@@ -132,10 +155,12 @@ def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike) -> Any:
     >>> round(d, 12)
     0.126936737507
     """
+    theta = theta_of("gaussian_profile", theta, noise_multiplier)
     return value("gaussian_profile", "T9", "delta", epsilon=epsilon, theta=theta)
 
 
-def gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike) -> Any:
+def gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
+                             noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ_θ(ε) ≤ δ for the Gaussian mechanism ("ε at δ = 1e-5"; SPEC T9 inverse).
 
     Returns an upper bound on that ε (the mechanism is (ε, δ)-DP at the returned ε), or raises.
@@ -152,8 +177,13 @@ def gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike) -> Any:
     ----------
     delta : array_like
         δ ∈ [0, 1] (0 gives inf, 1 gives −inf).
-    theta : array_like
-        θ = Δ/σ > 0.
+    theta : array_like, optional
+        θ = Δ/σ > 0None (Gaussian standard deviation σ, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
+        pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
+    noise_multiplier : array_like, optional
+        σ/Δ > 0 (the DP-SGD noise multiplier of Opacus and dp_accounting), keyword only; θ is then
+        1/noise_multiplier rounded up, which keeps the result an upper bound (δ and ε grow with θ).
 
     Returns
     -------
@@ -171,6 +201,7 @@ def gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike) -> Any:
     >>> bounds.gaussian_profile(e, 0.5) <= 1e-5
     True
     """
+    theta = theta_of("gaussian_profile_inverse", theta, noise_multiplier)
     return value("gaussian_profile_inverse", "T9", "epsilon", delta=delta, theta=theta)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._noise import required, theta_of
 from ._core import as_output, evaluate, is_scalar, validate
 
 DIRECTIONS = ("remove", "add", "both")
@@ -26,8 +27,8 @@ def _evaluate(function: str, mechanism: str, direction: str, suffix: str, **para
     return as_output(np.maximum.reduce(results) if len(results) > 1 else results[0], scalar)
 
 
-def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike, rate: ArrayLike, *,
-                                direction: str = "both") -> Any:
+def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
+                                direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Exact privacy profile of the Poisson-subsampled Gaussian mechanism, one step (SPEC T11).
 
     Returns an upper bound on δ(ε), rounded up (never below the exact value), or raises.
@@ -58,8 +59,13 @@ def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike, rate: Arra
     ----------
     epsilon : array_like
         ε, any real number (±inf allowed).
-    theta : array_like
-        θ = Δ/σ > 0 (finite).
+    theta : array_like, optional
+        θ = Δ/σ > 0 (finite) (Gaussian standard deviation σ, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
+        pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
+    noise_multiplier : array_like, optional
+        σ/Δ > 0 (the DP-SGD noise multiplier of Opacus and dp_accounting), keyword only; θ is then
+        1/noise_multiplier rounded up, which keeps the result an upper bound (δ and ε grow with θ).
     rate : array_like
         Poisson rate q ∈ [0, 1] (q = 0 gives [1 − e^ε]₊, the profile of identical laws).
     direction : {"both", "remove", "add"}
@@ -84,12 +90,14 @@ def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike, rate: Arra
     >>> abs(bounds.subsampled_gaussian_profile(0.5, 1.0, 1.0) / bounds.gaussian_profile(0.5, 1.0) - 1) < 1e-13
     True
     """
+    required("subsampled_gaussian_profile", rate=rate)
+    theta = theta_of("subsampled_gaussian_profile", theta, noise_multiplier)
     return _evaluate("subsampled_gaussian_profile", "gaussian", direction, "", epsilon=epsilon, theta=theta,
                      rate=rate)
 
 
-def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike, rate: ArrayLike, *,
-                               direction: str = "both") -> Any:
+def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
+                               direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Exact privacy profile of the Poisson-subsampled Laplace mechanism, one step (SPEC T11).
 
     Returns an upper bound on δ(ε), rounded up (never below the exact value), or raises.
@@ -112,12 +120,19 @@ def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike, rate: Array
     SPEC T11.  Provenance: *source* for the dominating pairs (dp_accounting, autodp); closed forms verified
     against quadrature.  Relation: add/remove; ``direction="both"`` is the maximum.  Exact (tight).
 
+    SPEC T11; citation: dominating pairs: Google dp_accounting (privacy_loss_distribution), autodp; closed forms verified against numerical integration (SPEC T11).  Provenance: *source*.
+
     Parameters
     ----------
     epsilon : array_like
         ε, any real number (±inf allowed).
-    theta : array_like
-        θ = Δ/b > 0 (finite).
+    theta : array_like, optional
+        θ = Δ/b > 0 (finite) (Laplace scale b, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
+        pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
+    noise_multiplier : array_like, optional
+        b/Δ > 0 (the DP-SGD noise multiplier of Opacus and dp_accounting), keyword only; θ is then
+        1/noise_multiplier rounded up, which keeps the result an upper bound (δ and ε grow with θ).
     rate : array_like
         Poisson rate q ∈ [0, 1].
     direction : {"both", "remove", "add"}
@@ -140,12 +155,14 @@ def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike, rate: Array
     >>> round(bounds.subsampled_laplace_profile(0.1, 1.0, 0.5, direction="remove"), 12)
     0.166361019098
     """
+    required("subsampled_laplace_profile", rate=rate)
+    theta = theta_of("subsampled_laplace_profile", theta, noise_multiplier)
     return _evaluate("subsampled_laplace_profile", "laplace", direction, "", epsilon=epsilon, theta=theta,
                      rate=rate)
 
 
-def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike, rate: ArrayLike, *,
-                                        direction: str = "both") -> Any:
+def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
+                                        direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ(ε) ≤ δ for the Poisson-subsampled Gaussian (SPEC T11 inverse; "ε at δ = 1e-5").
 
     Returns an upper bound on that ε (rounded up: the mechanism is (ε, δ)-DP at the returned ε), or raises.
@@ -158,12 +175,19 @@ def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike, rate
     until that check passes).  ``direction="both"`` returns the larger of the two directions' ε.
     Provenance: *source* (see :func:`subsampled_gaussian_profile`).
 
+    SPEC T11; dominating pairs: Google dp_accounting (privacy_loss_distribution), autodp; closed forms verified against numerical integration (SPEC T11).  Provenance: *source*.
+
     Parameters
     ----------
     delta : array_like
         δ ∈ [0, 1] (0 gives inf, 1 gives −inf).
-    theta : array_like
-        θ = Δ/σ > 0.
+    theta : array_like, optional
+        θ = Δ/σ > 0None (Gaussian standard deviation σ, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
+        pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
+    noise_multiplier : array_like, optional
+        σ/Δ > 0 (the DP-SGD noise multiplier of Opacus and dp_accounting), keyword only; θ is then
+        1/noise_multiplier rounded up, which keeps the result an upper bound (δ and ε grow with θ).
     rate : array_like
         Poisson rate q ∈ [0, 1].
     direction : {"both", "remove", "add"}
@@ -184,12 +208,14 @@ def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike, rate
     >>> bounds.subsampled_gaussian_profile(e, 1.0, 0.01) <= 1e-5
     True
     """
+    required("subsampled_gaussian_profile_inverse", rate=rate)
+    theta = theta_of("subsampled_gaussian_profile_inverse", theta, noise_multiplier)
     return _evaluate("subsampled_gaussian_profile_inverse", "gaussian", direction, "_epsilon", delta=delta,
                      theta=theta, rate=rate)
 
 
-def subsampled_laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike, rate: ArrayLike, *,
-                                       direction: str = "both") -> Any:
+def subsampled_laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
+                                       direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ(ε) ≤ δ for the Poisson-subsampled Laplace (SPEC T11 inverse).
 
     Returns an upper bound on that ε (rounded up), or raises.  δ = 0 gives the threshold where the
@@ -199,12 +225,19 @@ def subsampled_laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike, rate:
 
         \varepsilon(\delta) = \min\{\varepsilon : \delta_{\theta,q}(\varepsilon) \le \delta\}
 
+    SPEC T11; dominating pairs: Google dp_accounting (privacy_loss_distribution), autodp; closed forms verified against numerical integration (SPEC T11).  Provenance: *source*.
+
     Parameters
     ----------
     delta : array_like
         δ ∈ [0, 1].
-    theta : array_like
-        θ = Δ/b > 0.
+    theta : array_like, optional
+        θ = Δ/b > 0None (Laplace scale b, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
+        pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
+    noise_multiplier : array_like, optional
+        b/Δ > 0 (the DP-SGD noise multiplier of Opacus and dp_accounting), keyword only; θ is then
+        1/noise_multiplier rounded up, which keeps the result an upper bound (δ and ε grow with θ).
     rate : array_like
         Poisson rate q ∈ [0, 1].
     direction : {"both", "remove", "add"}
@@ -225,5 +258,7 @@ def subsampled_laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike, rate:
     >>> e >= math.log(0.5 + 0.5 * math.e) and e - math.log(0.5 + 0.5 * math.e) < 1e-14
     True
     """
+    required("subsampled_laplace_profile_inverse", rate=rate)
+    theta = theta_of("subsampled_laplace_profile_inverse", theta, noise_multiplier)
     return _evaluate("subsampled_laplace_profile_inverse", "laplace", direction, "_epsilon", delta=delta,
                      theta=theta, rate=rate)

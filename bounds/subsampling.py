@@ -34,7 +34,11 @@ def poisson_subsampling(epsilon: ArrayLike, delta: ArrayLike, rate: ArrayLike) -
     -------
     Guarantee
         ``(epsilon, delta)``: floats for scalar input, broadcast arrays otherwise.  ε' is evaluated as
-        log1p(p·expm1(ε)) for ε ≤ 709 and in log space above, so ε = 1e4 works.
+        log1p(p·expm1(ε)) for ε ≤ 709 and in log space above, so ε = 1e4 works.  What the limits give:
+        rate 0 returns exactly (0, 0); rate 1 returns δ exactly and ε rounded up by the kernel's outward
+        rounding (4 ulps on top of an evaluation error ≤ 1.44 ulps measured by ``ampbounds certify``:
+        0.5 → 0.5000000000000006, 5 ulps), not ε itself — returning ε there would make the
+        bound non-monotone in the rate, since the rounded-up value just below rate 1 already exceeds ε.
 
     Raises
     ------
@@ -67,6 +71,8 @@ def poisson_subsampling_inverse(epsilon: ArrayLike, delta: ArrayLike, rate: Arra
 
     SPEC T1 (inverse map A_p⁻¹).  Relation: add/remove.  Provenance: *source*.  ``rate = 0`` returns
     (inf, 1): any mechanism satisfies the target.  ε₀ is computed in log space when e^ε/p would overflow.
+
+    SPEC T1; Li, Qardaji, Su 2012; Balle, Barthe, Gaboardi 2018 Thm 8; Steinke 2022.  Provenance: *source*.
 
     Parameters
     ----------
@@ -180,7 +186,7 @@ def with_replacement(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, n: Arra
     n : array_like
         Number of records, an integer ≥ 1.  For ``relation="add_remove"``: the size of the **larger**
         of the two neighbouring datasets.
-    relation : {"substitute", "add_remove"}
+    relation : {"substitute", "add_remove", "add/remove"}
         ``"substitute"``: SPEC T3, *recovered* (Balle, Barthe, Gaboardi 2018, Thm 10).
         ``"add_remove"``: SPEC T4, *derived* (Balle et al. Thm 11): the same formula with n the larger
         neighbour's size, valid and conservative; there is no guarantee uniform over dataset sizes.
@@ -202,10 +208,11 @@ def with_replacement(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, n: Arra
     >>> round(g.epsilon, 12), round(g.delta, 20)
     (0.017036863236, 1e-08)
     """
-    relations = {"substitute": "T3", "add_remove": "T4"}
+    # "add/remove" is how theorem() and `ampbounds list` print the relation: accept what is printed
+    relations = {"substitute": "T3", "add_remove": "T4", "add/remove": "T4"}
     if relation not in relations:
         raise ValueError(f"with_replacement: relation = {relation!r} must be 'substitute' (T3) "
-                         "or 'add_remove' (T4)")
+                         "or 'add_remove' / 'add/remove' (T4)")
     return guarantee("with_replacement", relations[relation], epsilon=epsilon, delta=delta, m=m, n=n)
 
 

@@ -119,6 +119,8 @@ def suppression_sensitivity(algorithm: Callable[[tuple], Any], universe: Iterabl
     size, and larger databases can only increase it.  A value that keeps growing with ``max_size`` (e.g.
     "delete records whose mean distance exceeds a threshold") indicates Δ = ∞ and no DP at all.
 
+    SPEC T12; citation: Miranda-Pascual, Parra-Arnau, Strufe, USENIX Sec '26, Thm 5.1 (tightness: Prop B.1).  Provenance: *source*.
+
     Parameters
     ----------
     algorithm : callable
@@ -137,6 +139,19 @@ def suppression_sensitivity(algorithm: Callable[[tuple], Any], universe: Iterabl
     -------
     float
         Δ as a float (an integer value), or ``math.inf``.
+
+    Raises
+    ------
+    ValueError
+        If ``max_size`` is not a positive integer, ``domain`` is unknown, or the algorithm returns something
+        that is not a sub-database of its input.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> drop_b = lambda D: tuple(x for x in D if x != "b")     # always suppress record "b"
+    >>> bounds.suppression_sensitivity(drop_b, ["a", "b", "c"], 3)
+    1.0
     """
     if domain not in ("all", "image"):
         raise ValueError(f"suppression_sensitivity: domain = {domain!r} must be 'all' or 'image'")
@@ -198,6 +213,20 @@ class SuppressionBound:
     ε^S; ``lower_bound`` is Prop B.8's lower bound ln(1 + (e^ε − 1)·sup P{y ∈ S(D₊y)}) on ε^S (rounded down),
     ``exp_lower_bound`` its exact exponential; ``keep_probability`` = sup P{y ∈ S(D₊y)}; ``cases`` the
     number of (D, y) pairs enumerated.
+
+    Parameters
+    ----------
+    epsilon, delta, exp_epsilon, worst_case, lower_bound, exp_lower_bound, keep_probability, cases : see above
+        The fields of the result, as described above.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> from fractions import Fraction
+    >>> keep_all = lambda D: {D: Fraction(1)}        # no suppression: ε^S = ε
+    >>> r = bounds.suppression_bound(keep_all, ["a", "b"], 2, epsilon=1.0, delta=0)
+    >>> round(r.epsilon, 12), r.cases > 0
+    (1.0, True)
     """
 
     epsilon: float

@@ -14,6 +14,7 @@ import time
 
 from numeric._generated.metadata import THEOREMS
 
+from .catalogue import load
 from .framework import KINDS, Result, run
 
 
@@ -86,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             print(f"error: unknown theorem(s) {', '.join(unknown)}; known: {', '.join(THEOREMS)}", file=sys.stderr)
             return 2
+    load()  # import the check modules: each registers its checks
     start = time.perf_counter()
     results = run(args.theorem, args.kind)
     elapsed = time.perf_counter() - start

@@ -441,7 +441,7 @@ def exact_decisions() -> Outcome:
         notes.append(f"β = {b}: d at the smallest admissible ε = {d:.6g} (rel err {rel:.1e}); one double lower "
                      f"is rejected: {rejected}")
     # inverse-query minimiser: just above it d ≤ target, one double below it d > target
-    e = bounds.safe_k_anonymization_min_epsilon(20, 0.2, 1e-9)
+    e = bounds.safe_k_anonymization_min_epsilon(k=20, beta=0.2, delta=1e-9)
     lo_d = bounds.safe_k_anonymization_delta(20, 0.2, math.nextafter(e, 0.0))
     hi_d = bounds.safe_k_anonymization_delta(20, 0.2, e)
     ref_hi = reference(20.0, 0.2, e)[0]

@@ -1,4 +1,5 @@
-"""sympy records of every theorem in SPEC.md: the single source of truth for ampbounds."""
+"""sympy records of every theorem (reference: docs/theorems.md, generated from them): the single source of truth
+for ampbounds."""
 from .core import Constraint, Domain, Output, Parameter, Reduction, Theorem
 from .functions import expand_special
 from .registry import get, ids, theorems

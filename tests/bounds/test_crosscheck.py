@@ -325,7 +325,7 @@ def test_composition_missing_is_a_clear_error():
 # ----------------------------------------------------------------------------------------------------
 
 def test_cli_table_and_json(capsys):
-    from bounds.cli import main
+    from ampbounds_cli import main
 
     args = ["crosscheck", "--noise-multiplier", "1", "--rate", "0.1", "--delta", "1e-5", "--peers", "none",
             "--claim-epsilon", "Opacus GDP=0.4575", "--claim-epsilon", "2.1330"]
@@ -341,7 +341,7 @@ def test_cli_table_and_json(capsys):
 
 
 def test_cli_dp_event_file_and_errors(tmp_path, capsys):
-    from bounds.cli import main
+    from ampbounds_cli import main
 
     path = tmp_path / "event.json"
     path.write_text(json.dumps(EVENT))

@@ -134,7 +134,7 @@ def test_brute_force_tiny():
 @given(beta=st.floats(0.05, 0.6), extra=st.floats(0.0, 3.0), target=st.sampled_from([1e-3, 1e-6, 1e-10]))
 def test_min_k_safe_side(beta, extra, target):
     eps = admissible(beta, extra)
-    k = bounds.safe_k_anonymization_min_k(target, beta, eps)
+    k = bounds.safe_k_anonymization_min_k(delta=target, beta=beta, epsilon=eps)
     assert reference(k, beta, eps)[0] <= target
     if k > 1:
         assert bounds.safe_k_anonymization_delta(k - 1, beta, eps) > target
@@ -145,9 +145,9 @@ def test_min_k_safe_side(beta, extra, target):
 def test_min_epsilon_safe_side(k, beta, target):
     if target < beta ** k:
         with pytest.raises(ValueError, match="no ε reaches"):
-            bounds.safe_k_anonymization_min_epsilon(k, beta, target)
+            bounds.safe_k_anonymization_min_epsilon(k=k, beta=beta, delta=target)
         return
-    eps = bounds.safe_k_anonymization_min_epsilon(k, beta, target)
+    eps = bounds.safe_k_anonymization_min_epsilon(k=k, beta=beta, delta=target)
     assert reference(float(k), beta, eps)[0] <= target
     below = math.nextafter(eps, 0.0)
     if below >= smallest_admissible_epsilon(beta):
@@ -157,6 +157,6 @@ def test_min_epsilon_safe_side(k, beta, target):
 @settings(max_examples=6)
 @given(k=st.integers(2, 30), eps=st.floats(0.5, 4.0), target=st.sampled_from([1e-3, 1e-7]))
 def test_max_beta_safe_side(k, eps, target):
-    beta = bounds.safe_k_anonymization_max_beta(k, eps, target)
+    beta = bounds.safe_k_anonymization_max_beta(k=k, epsilon=eps, delta=target)
     assert 0 < beta < 1
     assert reference(float(k), beta, eps)[0] <= target

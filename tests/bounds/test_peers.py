@@ -69,7 +69,7 @@ def one_step_rows():
     import contextlib
     import io
 
-    from bounds.cli import main
+    from ampbounds_cli import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

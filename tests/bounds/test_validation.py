@@ -138,7 +138,7 @@ def test_shapes_that_do_not_broadcast():
         bounds.poisson_subsampling([1.0, 2.0], [1e-6, 1e-6, 1e-6], 0.1)
 
 
-@pytest.mark.parametrize("relation", ["bogus", "add/remove", "Substitute", None, ""])
+@pytest.mark.parametrize("relation", ["bogus", "add-remove", "Substitute", None, ""])  # "add/remove" is accepted
 def test_with_replacement_unknown_relation(relation):
     with pytest.raises(ValueError) as info:
         bounds.with_replacement(1.0, 1e-6, 10, 100, relation=relation)

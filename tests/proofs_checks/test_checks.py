@@ -8,12 +8,13 @@ import sympy as sp
 import bounds
 from proofs_checks import accuracy, brute_force
 from proofs_checks.algebra import is_identity
-from proofs_checks.framework import all_checks, run_one
+from proofs_checks.catalogue import load
+from proofs_checks.framework import run_one
 from proofs_checks.symbolic_checks import _branch_matches
 from symbolic.core import Output
 from symbolic.functions import amplify, epsilon, rate
 
-CHECKS = all_checks()
+CHECKS = load()
 FOUNDATION = {"T1", "T2", "T3", "T4", "T5", "T7"}
 
 

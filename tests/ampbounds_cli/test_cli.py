@@ -1,4 +1,4 @@
-"""The ``ampbounds`` command line (bounds.cli); ``certify`` is tested with proofs_checks."""
+"""The ``ampbounds`` command line (ampbounds_cli); ``certify`` is tested with proofs_checks."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import bounds
-from bounds.cli import main
+from ampbounds_cli import main
 
 REPO = pathlib.Path(bounds.__file__).resolve().parent.parent
 
@@ -134,7 +134,7 @@ def test_help_exits_0(capsys):
 
 
 def test_import_loads_neither_sympy_nor_numba():
-    probe = "import sys, bounds.cli; print('sympy' in sys.modules, 'numba' in sys.modules)"
+    probe = "import sys, ampbounds_cli.cli; print('sympy' in sys.modules, 'numba' in sys.modules)"
     result = _python("-c", probe)
     assert result.stdout.split() == ["False", "False"]
 

@@ -56,7 +56,7 @@ def _j(x: Any) -> Any:
 
 
 def _target_and_spec(args: argparse.Namespace) -> tuple[Any, dict]:
-    from . import crosschecking as cc
+    from bounds import crosschecking as cc
 
     if args.dp_event:
         with open(args.dp_event, encoding="utf-8") as fh:
@@ -96,7 +96,7 @@ def _claims(args: argparse.Namespace) -> list[tuple[str, float]]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ampbounds crosscheck``; returns the exit code (0: done, 2: bad input)."""
-    from . import crosschecking as cc
+    from bounds import crosschecking as cc
 
     try:
         target, spec = _target_and_spec(args)
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     rows: list[dict] = []
     if args.peers != "none":
-        from .peers import PEERS, run_peers
+        from bounds.peers import PEERS, run_peers
 
         names = None if args.peers == "all" else [p.strip() for p in args.peers.split(",") if p.strip()]
         try:

@@ -1,0 +1,4 @@
+"""``python -m ampbounds_cli``: the ``ampbounds`` command line."""
+from .cli import main
+
+raise SystemExit(main())
