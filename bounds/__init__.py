@@ -6,6 +6,15 @@ safe side) or raises ``ValueError``.  See ``theorem(id)`` for each bound's state
 first use and are cached on disk.
 """
 from ._core import Guarantee
+from .composition import (  # issue 12: certified composition
+    Composition,
+    PoissonSampled,
+    Sandwich,
+    compose,
+    dpsgd_max_steps,
+    dpsgd_noise_multiplier,
+    poisson_sampled,
+)
 from .group import group_privacy
 from .kanon import (
     eps1_safe_k_anonymization_delta,
@@ -70,14 +79,20 @@ from .suppression import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Composition",
     "EpsDelta",
     "FWLQuery",
     "Gaussian",
     "Guarantee",
     "Laplace",
+    "PoissonSampled",
+    "Sandwich",
     "SuppressionBound",
     "TheoremInfo",
+    "compose",
     "deterministic_suppression",
+    "dpsgd_max_steps",
+    "dpsgd_noise_multiplier",
     "eps1_safe_k_anonymization_delta",
     "fwl_clipped_mean",
     "fwl_covariance",
@@ -102,6 +117,7 @@ __all__ = [
     "poisson_subsampling",
     "poisson_subsampling_inverse",
     "poisson_subsampling_profile",
+    "poisson_sampled",
     "poisson_substitution",
     "poisson_substitution_profile",
     "rate_change",

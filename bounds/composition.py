@@ -64,6 +64,7 @@ def _C():
 
 MAX_NODES = 1 << 23  # largest composed grid (64 MiB per vector; FFT work space stays well below 2 GiB)
 MAX_STEPS = 10 ** 8
+MAX_REFINEMENTS = 3
 WIDTH_CONSTANT = 40.0  # model of the ε-width: ≈ WIDTH_CONSTANT·√T·h²·(1 + 1/θ-spread); refined by measuring
 
 
@@ -228,57 +229,91 @@ class Composition:
         _, grids = self._grids(h)
         return max(C.hockey_stick(g.m, g.k0, h, g.m_inf, (g.k1 + 1) * h, True) for g, _ in grids)
 
+    def _tables(self, h: float):
+        C = _C()
+        key = ("tables", h)
+        if key not in self._cache:
+            _, grids = self._grids(h)
+            self._cache[key] = [(C.suffix_tables(g.m, g.k0, h), g) for pair in grids for g in pair]
+        return self._cache[key]
+
     def _epsilon_at(self, h: float, delta: float) -> tuple[float, float]:
-        """(lower, upper) for ε(δ) = min{ε ≥ 0 : δ(ε) ≤ δ} at grid spacing h."""
+        """(lower, upper) for ε(δ) = min{ε ≥ 0 : δ(ε) ≤ δ} at grid spacing h.
+
+        The search runs on unrounded suffix sums (fast); its results are then *verified* with the rigorously
+        rounded hockey-stick sums and moved outward until the verification holds: upper with
+        δ_upper(ε) ≤ δ (so the exact δ(ε) ≤ δ), lower with δ_lower(ε) > δ (so the exact ε(δ) > ε).
+        """
         C = _C()
         _, grids = self._grids(h)
+        tables = self._tables(h)
+        ups = tables[0::2]
+        lows = tables[1::2]
         top = max(g.k1 for g, _ in grids) * h + h
-        # upper: smallest ε with δ_upper(ε) ≤ δ, verified (exact δ ≤ δ_upper ≤ δ there)
-        if self._delta_at(h, 0.0)[1] <= delta:
-            upper = 0.0
-        elif self._delta_at(h, top)[1] > delta:
-            upper = math.inf
-        else:
+
+        def approx(side, e):
+            return max(C.approx_hockey_stick(sp, sq, g.k0, h, g.m_inf, e) for (sp, sq), g in side)
+
+        def search(side):
+            if approx(side, 0.0) <= delta:
+                return 0.0
+            if approx(side, top) > delta:
+                return math.inf
             a, b = 0.0, top
             for _ in range(200):
                 mid = 0.5 * (a + b)
-                if not (a < mid < b) or b - a <= 1e-13 * max(1.0, b):
+                if not (a < mid < b) or b - a <= 1e-14 * max(1.0, b):
                     break
-                if self._delta_at(h, mid)[1] <= delta:
+                if approx(side, mid) <= delta:
                     b = mid
                 else:
                     a = mid
-            upper = b
-        # lower: largest ε with δ_lower(ε) > δ (then exact δ(ε) > δ, so ε(δ) > ε); 0 if none
-        if self._delta_at(h, 0.0)[0] <= delta:
-            lower = 0.0
-        else:
-            a, b = 0.0, top
+            return b
+
+        upper = search(ups)
+        if math.isfinite(upper):
+            step = 1e-13 * max(1.0, upper)
             for _ in range(200):
-                mid = 0.5 * (a + b)
-                if not (a < mid < b) or b - a <= 1e-13 * max(1.0, b):
+                if self._delta_at(h, upper)[1] <= delta:
                     break
-                if self._delta_at(h, mid)[0] > delta:
-                    a = mid
-                else:
-                    b = mid
-            lower = a
+                upper += step
+                step *= 2
+            else:
+                upper = math.inf
+        lower = search(lows)
+        if lower > 0.0:
+            lower = min(lower, top)
+            step = 1e-13 * max(1.0, lower)
+            for _ in range(200):
+                if lower <= 0.0:
+                    lower = 0.0
+                    break
+                if self._delta_at(h, lower)[0] > delta:
+                    break
+                lower -= step
+                step *= 2
+            lower = max(lower, 0.0)
         return lower, upper
 
     def _refined(self, width_of) -> float:
         """The grid spacing: halve h until width_of(h) ≤ tolerance or the node limit is reached."""
         h = self._h
-        while True:
+        for _ in range(MAX_REFINEMENTS + 1):
             w = width_of(h)
             if w <= self.tolerance:
                 self._h = h
                 return h
             if self._estimate_nodes(h / 2) > MAX_NODES or h < 2.0 ** -30:
-                warnings.warn(f"compose: certified ε width {w:.3g} exceeds the tolerance {self.tolerance!r}: "
-                              f"the grid limit ({MAX_NODES} nodes) is reached at spacing {h!r}", stacklevel=3)
-                self._h = h
-                return h
+                break
             h /= 2
+        else:
+            h *= 2
+        warnings.warn(f"compose: certified ε width {w:.3g} exceeds the tolerance {self.tolerance!r} at grid "
+                      f"spacing {h!r} (refinement limit reached: {MAX_NODES} nodes or {MAX_REFINEMENTS} halvings; "
+                      "lower sides with atoms off the grid — EpsDelta, Laplace — converge only like h)",
+                      stacklevel=3)
+        self._h = h
+        return h
 
     # -- public -------------------------------------------------------------------------------------
     def delta(self, epsilon: ArrayLike) -> Sandwich:
@@ -314,7 +349,7 @@ class Composition:
                 if not math.isfinite(x):
                     continue
                 lo, hi = self._delta_at(h, float(x))
-                if hi > 0 and hi < 1:
+                if lo > 0 and hi < 1:
                     el, eu = self._epsilon_at(h, hi)
                     if math.isfinite(eu):
                         worst = max(worst, eu - el)
@@ -424,3 +459,224 @@ def compose(steps: Sequence, *, tolerance: float = 1e-3) -> Composition:
     True
     """
     return Composition(steps, tolerance=tolerance)
+
+
+# ----------------------------------------------------------------------------------------------------
+# DP-SGD calibration
+# ----------------------------------------------------------------------------------------------------
+
+def _check_budget(function: str, epsilon: Any, delta: Any) -> tuple[float, float]:
+    try:
+        e, d = float(epsilon), float(delta)
+    except (TypeError, ValueError):
+        raise ValueError(f"{function}: epsilon = {epsilon!r}, delta = {delta!r} must be real numbers") from None
+    if not (e >= 0.0 and math.isfinite(e)):
+        raise ValueError(f"{function}: epsilon = {epsilon!r} must lie in [0, inf)")
+    if not (0.0 < d < 1.0):
+        raise ValueError(f"{function}: delta = {delta!r} must lie in (0, 1)")
+    if e > 100.0:
+        raise ValueError(f"{function}: epsilon = {e!r} is outside the supported [0, 100]")
+    if d < 1e-12:
+        raise ValueError(f"{function}: delta = {d!r} is below 1e-12, the smallest δ the composition grids certify")
+    return e, d
+
+
+def _theta_down(sigma: float) -> float:
+    """1/σ rounded down (a smaller θ is the lower bound's side)."""
+    from fractions import Fraction
+
+    t = 1.0 / sigma
+    if Fraction(t) > 1 / Fraction(sigma):
+        t = float(np.nextafter(t, 0.0))
+    return t
+
+
+def _dpsgd_delta(sigma: float, rate: float, steps: int, epsilon: float, h: float, side: str) -> float:
+    theta = Gaussian.from_noise_multiplier(sigma).theta if side == "upper" else _theta_down(sigma)
+    comp = Composition([(poisson_sampled(Gaussian(theta), rate), steps)])
+    lo, hi = comp._delta_at(h, epsilon)
+    return hi if side == "upper" else lo
+
+
+def _grid_for(rate: float, steps: int, tolerance: float) -> float:
+    probe = Composition([(poisson_sampled(Gaussian(1.0), rate), steps)], tolerance=tolerance)
+    return probe._h
+
+
+def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int, *,
+                           tolerance: float = 1e-3) -> Sandwich:
+    """Certified noise multiplier σ for DP-SGD (Poisson rate ``rate``, ``steps`` steps, add/remove).
+
+    ``upper`` is a σ whose certified *upper* bound on δ(ε) meets the budget: training with noise
+    multiplier ``upper`` (Gaussian noise of standard deviation σ·clip norm, θ = 1/σ) is (ε, δ)-DP — safe to
+    use.  ``lower`` is a σ at which the certified *lower* bound already exceeds δ: every σ ≤ ``lower``
+    violates the budget.  The exact minimal σ lies in [lower, upper]; the gap is the price of the
+    discretisation (typically < 0.1% of σ).
+
+    Parameters
+    ----------
+    epsilon : float
+        Target ε ∈ [0, 100].
+    delta : float
+        Target δ ∈ [1e-12, 1).
+    rate : float
+        Poisson sampling rate q ∈ [1e-12, 1].
+    steps : int
+        Number of steps T ≥ 1.
+    tolerance : float
+        Grid tolerance passed to :func:`compose` (ε width at the reference noise).
+
+    Returns
+    -------
+    Sandwich
+        (lower, upper) noise multipliers.
+
+    Raises
+    ------
+    ValueError
+        For parameters outside their domains, or when no σ ≤ 1e4 / ≥ 1e-2 brackets the budget.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> s = bounds.dpsgd_noise_multiplier(1.828244, 1e-5, 0.01, 1000)
+    >>> s.lower <= 1.0 <= s.upper and (s.upper - s.lower) / s.upper < 1e-3
+    True
+    """
+    function = "dpsgd_noise_multiplier"
+    e, d = _check_budget(function, epsilon, delta)
+    q = poisson_sampled(Gaussian(1.0), rate).rate
+    t = _check_count(function, steps)
+    h = _grid_for(q, t, tolerance)
+
+    def safe(s):
+        return _dpsgd_delta(s, q, t, e, h, "upper") <= d
+
+    def violates(s):
+        return _dpsgd_delta(s, q, t, e, h, "lower") > d
+
+    lo, hi = 1.0, 1.0
+    if safe(hi):
+        while safe(lo):
+            hi = lo
+            lo /= 2
+            if lo < 1e-2:
+                raise ValueError(f"{function}: even σ = 0.01 meets (ε, δ) = ({e}, {d}); noise multipliers below "
+                                 "0.01 are outside the supported range")
+    else:
+        while not safe(hi):
+            lo = hi
+            hi *= 2
+            if hi > 1e4:
+                raise ValueError(f"{function}: no noise multiplier ≤ 1e4 meets (ε, δ) = ({e}, {d}) with rate {q} "
+                                 f"and {t} steps")
+    # lo unsafe (not certified), hi certified safe
+    while hi - lo > 2e-5 * hi:
+        mid = 0.5 * (lo + hi)
+        if safe(mid):
+            hi = mid
+        else:
+            lo = mid
+    upper = hi
+    # lower: walk down from the upper side until the lower bound proves a violation
+    step = 1e-4 * upper
+    cand = upper - step
+    while cand > 0 and not violates(cand):
+        step *= 2
+        cand = upper - step
+    if cand <= 0:
+        return Sandwich(0.0, upper)
+    a, b = cand, upper - step / 2  # a violates; b not shown to violate
+    while b - a > 2e-5 * upper:
+        mid = 0.5 * (a + b)
+        if violates(mid):
+            a = mid
+        else:
+            b = mid
+    return Sandwich(a, upper)
+
+
+def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier: float, *,
+                    tolerance: float = 1e-3, max_steps: int = 10 ** 7) -> Sandwich:
+    """Certified number of DP-SGD steps a budget allows (Poisson rate ``rate``, noise multiplier σ).
+
+    ``lower`` is the largest T whose certified *upper* bound meets (ε, δ) — safe to run; ``upper`` is the
+    largest T not proven to violate it (T = upper + 1 is a proven violation by the certified lower bound).
+    The exact maximal number of steps lies in [lower, upper].
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Target budget, ε ∈ [0, 100], δ ∈ [1e-12, 1).
+    rate : float
+        Poisson sampling rate q.
+    noise_multiplier : float
+        σ > 0 (θ = 1/σ).
+    tolerance : float
+        Grid tolerance passed to :func:`compose`.
+    max_steps : int
+        Search limit (default 1e7).
+
+    Returns
+    -------
+    Sandwich
+        (lower, upper) step counts as ints (0 when not even one step is certified).
+
+    Raises
+    ------
+    ValueError
+        For parameters outside their domains.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> s = bounds.dpsgd_max_steps(1.828244, 1e-5, 0.01, 1.0)
+    >>> s.lower <= 1000 <= s.upper
+    True
+    """
+    function = "dpsgd_max_steps"
+    e, d = _check_budget(function, epsilon, delta)
+    q = poisson_sampled(Gaussian(1.0), rate).rate
+    sigma = Gaussian.from_noise_multiplier(noise_multiplier)  # validates σ
+    del sigma
+    s = float(noise_multiplier)
+    cap = _check_count(function, max_steps)
+
+    def delta_side(t, side):
+        h = _grid_for(q, t, tolerance)
+        return _dpsgd_delta(s, q, t, e, h, side)
+
+    # lower: largest T with certified upper ≤ δ (δ is non-decreasing in T)
+    if delta_side(1, "upper") > d:
+        lower = 0
+    else:
+        a, b = 1, 2
+        while b <= cap and delta_side(b, "upper") <= d:
+            a, b = b, 2 * b
+        if b > cap:
+            if delta_side(cap, "upper") <= d:
+                return Sandwich(cap, cap)
+            b = cap
+        while b - a > 1:
+            m = (a + b) // 2
+            if delta_side(m, "upper") <= d:
+                a = m
+            else:
+                b = m
+        lower = a
+    # upper: smallest T with certified lower > δ, minus one
+    a = max(lower, 1)
+    if delta_side(a, "lower") > d:
+        return Sandwich(lower, a - 1)
+    b = a + 1
+    while b <= cap and not delta_side(b, "lower") > d:
+        a, b = b, a + 2 * (b - a)
+    if b > cap:
+        return Sandwich(lower, cap)
+    while b - a > 1:
+        m = (a + b) // 2
+        if delta_side(m, "lower") > d:
+            b = m
+        else:
+            a = m
+    return Sandwich(lower, a)

@@ -592,15 +592,22 @@ def cut_left(g: Grid, tau: float, upward: bool) -> Grid:
 
 def choose_tilt(g: Grid, count: int, h: float) -> float:
     """λ per node: the tilt rate α per unit of loss is as large as 2 while the composed tilted mass
-    e^{count·K(α)} (K the per-step cumulant function, approximated by its first two moments) stays ≤ e^{20}."""
+    M(α)^count, M(α) = Σ_k m_k e^{αkh} the per-step moment generating function (computed on the grid; the
+    right tails of subsampled mechanisms are heavy, moments would not do), stays ≤ e^{20}."""
     mean, std = moments(g)
     if mean - g.k0 > 20.0 * std:  # a long left tail: tilted noise would be amplified there (docstring)
         return 0.0
-    mu, var = mean * h, (std * h) ** 2
+    w = g.m[g.m > 0]
+    ks = (np.flatnonzero(g.m > 0) + g.k0) * h
     alpha = 2.0
-    while alpha > 1e-6 and count * (mu * alpha + 0.5 * var * alpha * alpha) > 20.0:
+    while alpha > 1e-6:
+        z = alpha * ks
+        top = z.max()
+        log_m = top + math.log(float((w * np.exp(z - top)).sum()) + 1e-300)
+        if count * max(log_m, 0.0) <= 20.0 and alpha * (ks.max() - ks.min()) < 600:
+            return alpha * h
         alpha *= 0.5
-    return alpha * h
+    return 0.0
 
 
 def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=None, lam: float = -1.0) -> Grid:
@@ -704,3 +711,31 @@ def eps_delta_step(eps0: float, delta0: float, h: float) -> tuple[Grid, Grid]:
         up[k - k_lo] += max(ma, 0.0) * (1 + 8 * ERFC_ULPS * U)
         up[k + 1 - k_lo] += max(mb, 0.0) * (1 + 8 * ERFC_ULPS * U)
     return _trim(Grid(up, k_lo, delta0)), _trim(Grid(lo, k_lo, delta0))
+
+
+@njit(cache=True)
+def suffix_tables(m: np.ndarray, k0: int, h: float):
+    """S_P[i] = Σ_{j ≥ i} m_j and S_Q[i] = Σ_{j ≥ i} m_j e^{−(k0 + j)h} (for the fast, unrounded search)."""
+    n = m.shape[0]
+    sp = np.zeros(n + 1)
+    sq = np.zeros(n + 1)
+    for j in range(n - 1, -1, -1):
+        sp[j] = sp[j + 1] + m[j]
+        sq[j] = sq[j + 1] + m[j] * math.exp(-(k0 + j) * h)
+    return sp, sq
+
+
+@njit(cache=True)
+def approx_hockey_stick(sp: np.ndarray, sq: np.ndarray, k0: int, h: float, m_inf: float, eps: float) -> float:
+    """Σ_{k h > ε} m_k(1 − e^{ε − kh}) + m_∞ from the suffix tables (unrounded; search only)."""
+    n = sp.shape[0] - 1
+    i = int(math.floor(eps / h)) + 1 - k0  # first node strictly above ε
+    if i < 0:
+        i = 0
+    while i > 0 and (k0 + i - 1) * h > eps:
+        i -= 1
+    while i < n and (k0 + i) * h <= eps:
+        i += 1
+    if i >= n:
+        return m_inf
+    return max(sp[i] - math.exp(eps) * sq[i], 0.0) + m_inf
