@@ -160,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
         f.add_argument("--out", required=True, help="output file (.png)")
     p.set_defaults(handler=_cmd_plot)
 
+    from . import _cli_compose  # issue 12
+
+    _cli_compose.add_parser(commands)
+
     p = commands.add_parser("certify", add_help=False, help="run the machine checks and print a certificate",
                             description="Run the machine checks; every argument is passed to "
                                         "proofs_checks.certify (try `ampbounds certify --help`).")
