@@ -205,6 +205,8 @@ class Composition:
                 else:
                     _, mech, theta, q = key
                     u, lw = C.one_step(mech, direction, theta, q, h)
+                u = C.cut_left(u, C.LEFT_TAIL / count, True)
+                lw = C.cut_left(lw, C.LEFT_TAIL / count, False)
                 lam = C.choose_tilt(u, count, h) if len(self.steps) == 1 else 0.0
                 ups.append(C.untilted(C.power(u, count, True, lam=lam), True))
                 lows.append(C.untilted(C.power(lw, count, False, lam=lam), False))

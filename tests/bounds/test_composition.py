@@ -135,3 +135,35 @@ def test_cli_compose(capsys):
     assert r["lower"] <= 1.828244 <= r["upper"]
     assert main(["compose", "--noise-multiplier", "1", "--rate", "0.01", "--steps", "0"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_fft_convolution_bound_against_exact_rationals():
+    # the FFT error bound (proof note, Lemma 5) against exact rational convolution of PLD-like vectors
+    from fractions import Fraction
+
+    import numpy as np
+
+    from bounds.composition import _C
+
+    C = _C()
+    rng = np.random.default_rng(1)
+    for n in (100, 300):
+        a = np.exp(-0.5 * ((np.arange(n) - n / 3) / (n / 10)) ** 2) * rng.uniform(0.5, 1.5, n)
+        a = a / a.sum()
+        b = np.concatenate([a[::3], rng.uniform(0, 1e-12, n // 2)])
+        exact = [Fraction(0)] * (len(a) + len(b) - 1)
+        fa = [Fraction(x) for x in a]
+        fb = [Fraction(x) for x in b]
+        for i, x in enumerate(fa):
+            for j, y in enumerate(fb):
+                exact[i + j] += x * y
+        ga, gb = C.Grid(a, 0, 0.0), C.Grid(b, 0, 0.0)
+        up = C.convolve(ga, gb, 0, len(exact) - 1, True)
+        lo = C.convolve(ga, gb, 0, len(exact) - 1, False)
+        nf = C._fft_size(len(exact))
+        raw = np.fft.irfft(np.fft.rfft(a, nf) * np.fft.rfft(b, nf), nf)[:len(exact)]
+        bound = C.fft_error_bound(a, b, nf)
+        worst = max(abs(Fraction(float(r)) - e) for r, e in zip(raw, exact))
+        assert worst <= bound and bound < 1e-12
+        assert all(Fraction(float(u)) >= e for u, e in zip(up.m, exact))
+        assert all(Fraction(float(v)) <= e for v, e in zip(lo.m, exact))
