@@ -346,15 +346,15 @@ class Composition:
             raise ValueError("Composition.delta: epsilon is NaN")
 
         def width(h):
+            # relative width of the δ sandwich (≈ the ε width times |d ln δ/dε|, which is ≥ 1 in the range
+            # of interest): a proxy that also suits profiles with flat parts (atoms), where ε(δ) jumps
             worst = 0.0
             for x in e.ravel():
                 if not math.isfinite(x):
                     continue
                 lo, hi = self._delta_at(h, float(x))
                 if lo > 0 and hi < 1:
-                    el, eu = self._epsilon_at(h, hi)
-                    if math.isfinite(eu):
-                        worst = max(worst, eu - el)
+                    worst = max(worst, (hi - lo) / hi)
             return worst
 
         h = self._refined(width)
@@ -439,8 +439,8 @@ def compose(steps: Sequence, *, tolerance: float = 1e-3) -> Composition:
         rate)``; ``count`` an integer ≥ 1.  Heterogeneous sequences are allowed.
     tolerance : float
         Target width of the ε sandwich (absolute, default 1e-3).  The grid is refined until
-        ``epsilon(δ)``'s (or ``delta(ε)``'s ε-equivalent) width meets it; if the grid limit is reached
-        first, a warning states the width reached.
+        ``epsilon(δ)``'s width (for ``delta(ε)``: the relative width of the δ sandwich) meets it; if the
+        refinement limit is reached first, a warning states the width reached.
 
     Returns
     -------
