@@ -232,7 +232,7 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
             big = _exp_up(target) * (1.0 + 2.0 * U)
             scale = 0.3989422804014327 if mech == GAUSSIAN else 0.5
             best = -1.0
-            for _ in range(8):
+            for _ in range(12):
                 pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
                 f = pl - big * qh
                 if f >= 0.0 and pl > 0.0:
@@ -243,7 +243,12 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
                     break
                 nb = b - f / fp
                 if f < 0.0:
+                    # not yet certified: move right, but at most a quarter node in loss per iteration (where
+                    # F' is tiny — next to an atom of the loss — a Newton step would overshoot far)
                     nb = b - 2.0 * f / fp + 1e-15 * (abs(b) + h)
+                    cap = x_at(mech, a_w, s_p, b_w, s_q, loss_at(mech, a_w, s_p, b_w, s_q, b) + 0.25 * h)
+                    if cap > b and nb > cap:
+                        nb = cap
                 if not (nb > x) or not math.isfinite(nb) or not (nb < x_stop):
                     break
                 if abs(nb - b) <= 1e-12 * (abs(b) + h) and best == b:
