@@ -198,23 +198,28 @@ class Composition:
                              f"tolerance {self.tolerance!r}; a larger tolerance (or more noise) is needed")
         out = []
         for direction in self._directions():
-            ups, lows = [], []
+            steps = []
             for key, count in sorted(self.steps.items()):
                 if key[0] == "epsdelta":
                     u, lw = C.eps_delta_step(key[1], key[2], h)
                 else:
                     _, mech, theta, q = key
                     u, lw = C.one_step(mech, direction, theta, q, h)
-                u = C.cut_left(u, C.LEFT_TAIL / count, True)
-                lw = C.cut_left(lw, C.LEFT_TAIL / count, False)
-                lam = C.choose_tilt(u, count, h) if len(self.steps) == 1 else 0.0
-                ups.append(C.untilted(C.power(u, count, True, lam=lam), True))
-                lows.append(C.untilted(C.power(lw, count, False, lam=lam), False))
-            up, low = ups[0], lows[0]
-            for other_u, other_l in zip(ups[1:], lows[1:]):
-                up = C.convolve(up, other_u, up.k0 + other_u.k0 - 8, up.k1 + other_u.k1, True)
-                low = C.convolve(low, other_l, low.k0 + other_l.k0 - 8, low.k1 + other_l.k1, False)
-            out.append((up, low))
+                u = C.cut_left(u, C.LEFT_TAIL / self.total_steps, True)
+                lw = C.cut_left(lw, C.LEFT_TAIL / self.total_steps, False)
+                steps.append((u, lw, count))
+            # one tilt for the whole sequence (convolution needs equal tilts): the smallest phase choice
+            lam = min(C.choose_tilt(u, self.total_steps, h) for u, _, _ in steps)
+            up = low = None
+            for u, lw, count in steps:
+                pu = C.power(u, count, True, lam=lam)
+                pl = C.power(lw, count, False, lam=lam)
+                if up is None:
+                    up, low = pu, pl
+                else:
+                    up = C.convolve(up, pu, up.k0 + pu.k0 - 8, up.k1 + pu.k1, True)
+                    low = C.convolve(low, pl, low.k0 + pl.k0 - 8, low.k1 + pl.k1, False)
+            out.append((C.untilted(up, True), C.untilted(low, False)))
         self._cache[h] = (h, out)
         return self._cache[h]
 
