@@ -159,6 +159,15 @@ class Composition:
     def _initial_h(self) -> float:
         width = WIDTH_CONSTANT * math.sqrt(self.total_steps)
         h = math.sqrt(self.tolerance / width)
+        # the grid must also resolve each step's own loss distribution (standard deviation s₁ ≈ q·√(e^{θ²} − 1)
+        # for a subsampled Gaussian, θ for the plain one): h ≤ s₁/16 (measured: the greedy lower side needs
+        # many cells per step)
+        for key in self.steps:
+            if key[0] == "noise":
+                _, mech, theta, q = key
+                s1 = theta if q >= 1.0 else q * math.sqrt(math.expm1(min(theta * theta, 700.0)))
+                if s1 > 0:
+                    h = min(h, max(s1 / 16.0, 2.0 ** -20))
         return 2.0 ** math.floor(math.log2(min(h, 2.0 ** -6)))
 
     def _directions(self) -> tuple[int, ...]:
@@ -181,7 +190,7 @@ class Composition:
                 lo = C.loss_at(mech, a_w, s_p, b_w, s_q, min(0.0, s_p) - z)
                 hi = C.loss_at(mech, a_w, s_p, b_w, s_q, max(0.0, s_p) + z)
                 rng = hi - lo
-                sd = min(rng, theta * max(q, 1e-3) * 3)
+                sd = min(rng, theta if q >= 1.0 else 2.0 * q * math.sqrt(math.expm1(min(theta * theta, 700.0))))
             n = max(n, rng)
             spread += count * sd * sd
         return int((3 * n + 24 * math.sqrt(spread)) / h) + 16
@@ -212,13 +221,14 @@ class Composition:
             lam = min(C.choose_tilt(u, self.total_steps, h) for u, _, _ in steps)
             up = low = None
             for u, lw, count in steps:
-                pu = C.power(u, count, True, lam=lam)
-                pl = C.power(lw, count, False, lam=lam)
+                ext = self.total_steps >= C.EXTENDED_FROM
+                pu = C.power(u, count, True, lam=lam, extended=ext)
+                pl = C.power(lw, count, False, lam=lam, extended=ext)
                 if up is None:
                     up, low = pu, pl
                 else:
-                    up = C.convolve(up, pu, up.k0 + pu.k0 - 8, up.k1 + pu.k1, True)
-                    low = C.convolve(low, pl, low.k0 + pl.k0 - 8, low.k1 + pl.k1, False)
+                    up = C.convolve(up, pu, up.k0 + pu.k0 - 8, up.k1 + pu.k1, True, ext)
+                    low = C.convolve(low, pl, low.k0 + pl.k0 - 8, low.k1 + pl.k1, False, ext)
             out.append((C.untilted(up, True), C.untilted(low, False)))
         self._cache[h] = (h, out)
         return self._cache[h]

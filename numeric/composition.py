@@ -433,7 +433,11 @@ def untilted(g: Grid, upward: bool) -> Grid:
     return Grid(m, g.k0, g.m_inf, 0.0, g.total)
 
 
-def fft_error_bound(a: np.ndarray, b: np.ndarray, n_fft: int) -> float:
+U_EXTENDED = 2.0 ** -64  # unit roundoff of x86 long double (scipy.fft's pocketfft in extended precision)
+EXTENDED_FROM = 4096  # counts from which the FFTs run in long double (early-level noise is multiplied by ~count)
+
+
+def fft_error_bound(a: np.ndarray, b: np.ndarray, n_fft: int, unit: float = U) -> float:
     """A bound on max_k |c̃_k − c_k| for c̃ = irfft(rfft(a)·rfft(b)) of length n_fft (proof note, Lemma 5).
 
     Higham (2002, Thm 24.2): ‖fl(FFT x) − FFT x‖₂ ≤ φ‖FFT x‖₂, φ = L·η/(1 − L·η), L = log₂ n, η = μ + γ₄(√2 + μ),
@@ -442,9 +446,9 @@ def fft_error_bound(a: np.ndarray, b: np.ndarray, n_fft: int) -> float:
     ‖c̃ − c‖_∞ ≤ φ‖a‖₁‖b‖₂ + (1 + φ)[φ‖a‖₂‖b‖₁ + φ²√n‖a‖₂‖b‖₂ + φ‖a‖₁‖b‖₂ + √2γ₂(1 + φ)(‖a‖₁ + φ√n‖a‖₂)‖b‖₂].
     """
     lg = math.log2(n_fft)
-    mu = TWIDDLE_ULPS * U
-    g2 = 2 * U / (1 - 2 * U)
-    g4 = 4 * U / (1 - 4 * U)
+    mu = TWIDDLE_ULPS * unit
+    g2 = 2 * unit / (1 - 2 * unit)
+    g4 = 4 * unit / (1 - 4 * unit)
     eta = mu + g4 * (math.sqrt(2.0) + mu)
     phi = FFT_SAFETY * lg * eta / (1 - FFT_SAFETY * lg * eta)
     a1, a2 = _norms(a)
@@ -462,7 +466,23 @@ def _fft_size(n: int) -> int:
     return 1 << max(int(n - 1).bit_length(), 1)
 
 
-def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool) -> Grid:
+def _fft_convolve(a: np.ndarray, b: np.ndarray, n_out: int, extended: bool):
+    """(c̃, bound on |c̃ − c| entrywise) by FFT in binary64 (numpy) or x86 extended precision (scipy.fft)."""
+    nf = _fft_size(n_out)
+    if extended:
+        import scipy.fft as sfft
+
+        al, bl = a.astype(np.longdouble), b.astype(np.longdouble)
+        c = sfft.irfft(sfft.rfft(al, nf) * sfft.rfft(bl, nf), nf)[:n_out]
+        # the conversion to binary64 adds ≤ U relative to |c̃| (charged as U·(|c̃| + bound))
+        err = fft_error_bound(a, b, nf, U_EXTENDED)
+        c64 = c.astype(np.float64)
+        return c64, err * (1 + U), np.abs(c64) * (2 * U)
+    c = np.fft.irfft(np.fft.rfft(a, nf) * np.fft.rfft(b, nf), nf)[:n_out]
+    return c, fft_error_bound(a, b, nf), None
+
+
+def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool, extended: bool = False) -> Grid:
     """a * b (same tilt λ) restricted to the window [lo, hi]: upper (mass below lo moved up to lo, above hi
     to +∞, FFT error added) or lower (below lo dropped, above hi moved down to hi, FFT error subtracted)."""
     lam = a.tilt
@@ -475,9 +495,9 @@ def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool) -> Grid:
         c = c * (1 + err_rel) if upward else c * (1 - err_rel)
         c = np.maximum(c, 0.0)
     else:
-        nf = _fft_size(n_out)
-        c = np.fft.irfft(np.fft.rfft(a.m, nf) * np.fft.rfft(b.m, nf), nf)[:n_out]
-        err = fft_error_bound(a.m, b.m, nf)
+        c, err, rel = _fft_convolve(a.m, b.m, n_out, extended)
+        if rel is not None:  # binary64 rounding of the extended result: entrywise U·|c̃|
+            err = err + rel
         # |c̃_k − c_k| ≤ err: c̃ + err ≥ c_k ≥ 0 (upper), max(c̃ − err, 0) ≤ c_k (lower)
         c = np.maximum(c + err, 0.0) if upward else np.maximum(c - err, 0.0)
     if upward:
@@ -632,12 +652,15 @@ def choose_tilt(g: Grid, count: int, h: float) -> float:
     return best_alpha * h
 
 
-def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=None, lam: float = -1.0) -> Grid:
+def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=None, lam: float = -1.0,
+          extended: bool | None = None) -> Grid:
     """The count-fold self-convolution by squaring (tilted), every intermediate clipped to its window.
     Returns a tilted grid (``untilted`` to read it)."""
     mean, std = moments(g)
     if lam < 0:
         lam = 0.0
+    if extended is None:
+        extended = count >= EXTENDED_FROM
     g = tilted(g, lam, upward)
     result = None
     base, base_count = g, 1
@@ -650,7 +673,7 @@ def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=No
             else:
                 res_count += base_count
                 lo, hi = window(res_count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
-                result = convolve(result, base, lo, hi, upward)
+                result = convolve(result, base, lo, hi, upward, extended)
             if progress is not None:
                 progress()
         n >>= 1
@@ -658,7 +681,7 @@ def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=No
             break
         base_count *= 2
         lo, hi = window(base_count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
-        base = convolve(base, base, lo, hi, upward)
+        base = convolve(base, base, lo, hi, upward, extended)
         if progress is not None:
             progress()
     return result
