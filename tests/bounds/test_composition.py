@@ -155,12 +155,15 @@ def test_fft_convolution_bound_against_exact_rationals():
             for j, y in enumerate(fb):
                 exact[i + j] += x * y
         ga, gb = C.Grid(a, 0, 0.0), C.Grid(b, 0, 0.0)
-        up = C.convolve(ga, gb, 0, len(exact) - 1, True)
-        lo = C.convolve(ga, gb, 0, len(exact) - 1, False)
         nf = C._fft_size(len(exact))
         raw = np.fft.irfft(np.fft.rfft(a, nf) * np.fft.rfft(b, nf), nf)[:len(exact)]
         bound = C.fft_error_bound(a, b, nf)
         worst = max(abs(Fraction(float(r)) - e) for r, e in zip(raw, exact))
         assert worst <= bound and bound < 1e-12
-        assert all(Fraction(float(u)) >= e for u, e in zip(up.m, exact))
-        assert all(Fraction(float(v)) <= e for v, e in zip(lo.m, exact))
+        for extended in (False, True):  # binary64 (numpy) and long double (scipy.fft)
+            up = C.convolve(ga, gb, 0, len(exact) - 1, True, extended)
+            lo = C.convolve(ga, gb, 0, len(exact) - 1, False, extended)
+            assert all(Fraction(float(u)) >= e for u, e in zip(up.m, exact))
+            assert all(Fraction(float(v)) <= e for v, e in zip(lo.m, exact))
+        c, err, rel = C._fft_convolve(a, b, len(exact), True)
+        assert max(abs(Fraction(float(r)) - e) - Fraction(float(x)) for r, e, x in zip(c, exact, rel)) <= err
