@@ -691,7 +691,7 @@ def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=No
 # one step
 # ----------------------------------------------------------------------------------------------------
 
-TAIL_Z = {GAUSSIAN: 10.5, LAPLACE: 58.0}  # K̄(z) < 1e-25: P-mass beyond is dropped (lower) / at +∞ (upper)
+TAIL_Z = {GAUSSIAN: 9.0, LAPLACE: 42.0}  # K̄(z) < 2e-19: P-mass beyond is dropped (lower) / at +∞ (upper)
 
 
 def pair_parameters(mech: int, direction: int, theta: float, q: float):
