@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "ampbounds_cli.latex",      # latex
     "ampbounds_cli.plot",       # plot
     "ampbounds_cli.certify",    # certify (proofs_checks.certify.main)
+    "ampbounds_cli.compose",     # compose (issue 12)
     "ampbounds_cli.crosscheck",  # crosscheck (issue 13)
 )
 

@@ -61,7 +61,9 @@ NOT_FROM_SHELL = {
 OTHER_COMMANDS = {"theorem": "show", "theorems": "list", "latex": "latex",
                   "crosscheck": "crosscheck", "from_dp_event": "crosscheck --dp-event",
                   "from_opacus_history": "crosscheck --noise-multiplier/--rate/--steps",
-                  "poisson_sampled": "crosscheck --mechanism subsampled-gaussian"}
+                  "poisson_sampled": "compose --mechanism subsampled-gaussian",
+                  "compose": "compose", "dpsgd_noise_multiplier": "compose --calibrate",
+                  "dpsgd_max_steps": "compose --max-steps"}
 
 _CHOICES = {
     "relation": ("substitute", "add_remove", "add/remove"),

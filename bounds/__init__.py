@@ -8,8 +8,16 @@ function taking θ also takes ``noise_multiplier=``.  Importing this package loa
 first use and are cached on disk.
 """
 from ._core import Guarantee
-from .composition import Sandwich, poisson_sampled
-from .crosschecking import (
+from .composition import (  # issue 12: certified composition
+    Composition,
+    PoissonSampled,
+    Sandwich,
+    compose,
+    dpsgd_max_steps,
+    dpsgd_noise_multiplier,
+    poisson_sampled,
+)
+from .crosschecking import (  # issue 13: cross-checking other accountants
     DiscretePairs,
     RateChange,
     Verdict,
@@ -83,25 +91,29 @@ from .suppression import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Composition",
     "DiscretePairs",
-    "RateChange",
-    "Sandwich",
-    "Verdict",
-    "WithReplacement",
-    "WithoutReplacement",
-    "crosscheck",
-    "from_dp_event",
-    "from_opacus_history",
-    "poisson_sampled",
     "EpsDelta",
     "FWLQuery",
     "Gaussian",
     "Guarantee",
     "Laplace",
+    "PoissonSampled",
+    "RateChange",
+    "Sandwich",
     "SuppressionBound",
     "TheoremInfo",
+    "Verdict",
+    "WithReplacement",
+    "WithoutReplacement",
+    "compose",
+    "crosscheck",
     "deterministic_suppression",
+    "dpsgd_max_steps",
+    "dpsgd_noise_multiplier",
     "eps1_safe_k_anonymization_delta",
+    "from_dp_event",
+    "from_opacus_history",
     "fwl_clipped_mean",
     "fwl_covariance",
     "fwl_histogram",
@@ -122,6 +134,7 @@ __all__ = [
     "missing_data_laplace",
     "outlier_score_suppression",
     "outlier_score_suppression_inverse",
+    "poisson_sampled",
     "poisson_subsampling",
     "poisson_subsampling_inverse",
     "poisson_subsampling_profile",

@@ -76,6 +76,26 @@ class _ShiftedNoise:
         return self.group(k).profile(epsilon)
 
 
+def _quotient_up(a: float, b: float) -> float:
+    """a/b rounded up (exact quotients kept)."""
+    from fractions import Fraction
+
+    t = a / b
+    if Fraction(t) < Fraction(a) / Fraction(b):
+        t = float(np.nextafter(t, np.inf))
+    return t
+
+
+def _check_positive(function: str, name: str, value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{function}: {name} = {value!r} is not a real number") from None
+    if not (v > 0.0 and math.isfinite(v)):
+        raise ValueError(f"{function}: {name} = {v!r} must lie in (0, inf)")
+    return v
+
+
 @dataclass(frozen=True)
 class Laplace(_ShiftedNoise):
     """Laplace mechanism with θ = Δ/b (L1 sensitivity Δ, noise Lap(b)); profile SPEC T8.
@@ -100,10 +120,43 @@ class Laplace(_ShiftedNoise):
 
     _profile: ClassVar[str] = "laplace_profile"
 
+    @classmethod
+    def from_scale(cls, b: float, sensitivity: float = 1.0) -> "Laplace":
+        """The Laplace mechanism with noise scale b and L1 sensitivity Δ: θ = Δ/b.
+
+        Parameters
+        ----------
+        b : float
+            Scale of the Laplace noise (> 0).
+        sensitivity : float
+            L1 sensitivity Δ (> 0), default 1.
+
+        Returns
+        -------
+        Laplace
+
+        Raises
+        ------
+        ValueError
+            If b or Δ is not a positive finite number.
+
+        Examples
+        --------
+        >>> import bounds
+        >>> bounds.Laplace.from_scale(2.0).theta
+        0.5
+        """
+        b = _check_positive("Laplace.from_scale", "b", b)
+        d = _check_positive("Laplace.from_scale", "sensitivity", sensitivity)
+        return cls(_quotient_up(d, b))
+
 
 @dataclass(frozen=True)
 class Gaussian(_ShiftedNoise):
     """Gaussian mechanism with θ = Δ/σ (L2 sensitivity Δ, noise N(0, σ²I)); profile SPEC T9 (analytic).
+
+    DP-SGD's *noise multiplier* σ is the noise standard deviation in units of the clipping norm
+    (sensitivity 1), so θ = 1/σ: use ``Gaussian.from_noise_multiplier(sigma)``.
 
     A mechanism object for the profile-level functions (``poisson_subsampling_profile``, …): its exact
     privacy profile (Balle & Wang 2018, Thm 8; *source*) and its white-box group profile (θ → kθ).
@@ -126,6 +179,35 @@ class Gaussian(_ShiftedNoise):
     """
 
     _profile: ClassVar[str] = "gaussian_profile"
+
+    @classmethod
+    def from_noise_multiplier(cls, sigma: float) -> "Gaussian":
+        """The Gaussian mechanism of DP-SGD with noise multiplier σ (sensitivity 1): θ = 1/σ.
+
+        Parameters
+        ----------
+        sigma : float
+            Noise multiplier σ > 0 (noise standard deviation divided by the L2 sensitivity).
+
+        Returns
+        -------
+        Gaussian
+            With ``theta = 1/sigma`` rounded up when inexact (a larger θ is the safe side: every profile
+            grows with θ); θ = Δ/σ in general.
+
+        Raises
+        ------
+        ValueError
+            If σ is not a positive finite number.
+
+        Examples
+        --------
+        >>> import bounds
+        >>> bounds.Gaussian.from_noise_multiplier(2.0).theta
+        0.5
+        """
+        s = _check_positive("Gaussian.from_noise_multiplier", "sigma", sigma)
+        return cls(_quotient_up(1.0, s))
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,8 @@ def _key(theorem_id: str) -> str:
 
 
 def theorems() -> list[str]:
-    """The ids of every theorem the library implements, in order (reference: docs/theorems.md).
+    """The ids of every theorem the library implements, in order: SPEC's T1… first, then the library's own
+    records (C1: certified composition); reference: docs/theorems.md.
 
     Returns
     -------
@@ -76,7 +77,7 @@ def theorems() -> list[str]:
     >>> bounds.theorems()[:3]
     ['T1', 'T2', 'T3']
     """
-    return sorted(THEOREMS, key=lambda t: int(t[1:]))
+    return sorted(THEOREMS, key=lambda t: (t[0] != "T", t[0], int(t[1:])))
 
 
 def theorem(theorem_id: str) -> TheoremInfo:

@@ -18,6 +18,7 @@ MODULES = (
     "proofs_checks.suppression_checks",
     "proofs_checks.subsampled_profiles_checks",   # SPEC T11
     "proofs_checks.poisson_substitution_checks",  # SPEC T6
+    "proofs_checks.composition_checks",           # C1: certified composition (issue 12)
     "proofs_checks.crosscheck_checks",            # issue 13: crosscheck verdicts
 )
 

@@ -293,10 +293,6 @@ def test_steps_reach_compose(monkeypatch):
     assert bounds.crosscheck([(g, 3)], epsilon=0.99, delta=1e-5).verdict == "invalid"
 
 
-needs_compose = pytest.mark.skipif(not hasattr(bounds, "compose"), reason="awaiting composition merge")
-
-
-@needs_compose
 def test_composed_dp_sgd():
     """1000 steps of σ = 1, q = 0.01 at δ = 1e-5: dp_accounting RDP says 2.1 (approximately) — valid; a tenth
     of the certified lower ε is invalid."""
@@ -311,13 +307,6 @@ def test_composed_dp_sgd():
     assert bounds.crosscheck(bounds.from_dp_event(ev), epsilon=comp.upper * 1.01, delta=DELTA).verdict == "valid"
     hist = bounds.from_opacus_history([(1.0, 0.01, 500), (1.0, 0.01, 500)])
     assert bounds.crosscheck(hist, epsilon=comp.lower * 0.9, delta=DELTA).verdict == "invalid"
-
-
-def test_composition_missing_is_a_clear_error():
-    if hasattr(bounds, "compose"):
-        pytest.skip("composition merged")
-    with pytest.raises(ValueError, match="compose"):
-        bounds.crosscheck(noise_multiplier=1.0, rate=0.01, steps=10, epsilon=1.0, delta=DELTA)
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -1,0 +1,797 @@
+"""Kernels of certified composition (issue 12; proof in ``docs/composition_proof.md``).
+
+A one-step pair (P, Q) is described by its privacy-loss distribution (PLD) ω, the law of L = ln(dP/dQ)
+under P (mass at +∞ where Q = 0).  Its hockey-stick curve is H_ω(c) = ∫(1 − c·e^{−w})₊ dω(w) = δ(ln c).
+For nonnegative measures ω⁺, ω⁻ with H_{ω⁻} ≤ H_ω ≤ H_{ω⁺} for every c > 0, the T-fold (or mixed)
+convolutions satisfy the same inequalities (Fubini, one coordinate at a time: proof note, Lemma 1).  This
+module builds such ω± on the grid ε_k = k·h (h a power of two, so every node is an exact float):
+
+- **upper** (``upper_vector``): the chordal interpolation of δ(γ), γ = e^ε, at the nodes ("connect the
+  dots", Doroshenko et al. 2022): δ is convex in γ, so the chord lies above it.  The node values are the
+  upward-rounded SPEC T8/T9/T11 profiles; the atoms' masses are second differences, computed in floats
+  with a proven error bound that is added (negative masses clipped to 0: both only raise the curve).
+- **lower** (``lower_vector``): a partition of the real line of outputs x into cells C, each contracted
+  to one outcome (post-processing: the data-processing inequality, H only falls) whose loss
+  L*(C) = ln(P(C)/Q(C)) is then rounded *down* to a node ε_k (H only falls).  The cells are chosen
+  greedily so that L*(C) lies just above a node — the rounding then costs almost nothing, which makes the
+  lower side second order like the upper one.  Each cell's P(C) and Q(C) are enclosed (Φ or Laplace
+  differences with a proven error bound); a cell is kept only if P(C)⁻ ≥ γ_k⁺·Q(C)⁺ certifies L* ≥ ε_k.
+
+Mechanisms in x-space (the loss is non-decreasing in x): K is the standard Gaussian or Laplace CDF,
+P = (1 − a)K(x) + a·K(x − s_P), Q = (1 − b)K(x) + b·K(x − s_Q).
+REMOVE (and rate 1): a = q, s_P = θ, b = 0.  ADD (reflected, y = −x): a = 0, b = q, s_Q = −θ.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .subsampled_profiles import ADD, GAUSSIAN, LAPLACE, REMOVE, delta_up  # noqa: F401
+
+U = 2.0 ** -53
+SQRT_HALF = 0.7071067811865476
+ERFC_ULPS = 8.0  # assumed accuracy of libm erfc/exp/expm1/log1p in units of U (glibc: ≤ 1–2 ulp)
+
+
+# ----------------------------------------------------------------------------------------------------
+# enclosures of probability masses
+# ----------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _upper_tail(mech: int, z: float):
+    """(K̄(z) = 1 − K(z) for z ≥ 0 or K(z) for z < 0 — the tail on z's side —, relative error bound)."""
+    t = abs(z)
+    if mech == GAUSSIAN:
+        v = 0.5 * math.erfc(t * SQRT_HALF)
+        # libm erfc (ERFC_ULPS), the rounding of t·(1/√2) (2U relative in the argument, which moves
+        # ln K̄ by at most (t + 2)·t·2U: Mills ratio φ/K̄ ≤ t + 2), the halving (exact)
+        rel = (ERFC_ULPS + 2.0 + 2.0 * (t + 2.0) * t) * U
+    else:
+        v = 0.5 * math.exp(-t)
+        rel = (ERFC_ULPS + 2.0 + t) * U
+    return v, rel
+
+
+@njit(cache=True)
+def shifted_mass(mech: int, a: float, b: float, s: float):
+    """Enclosure of K(b − s) − K(a − s) for a < b (±inf allowed): (value, absolute error bound).
+
+    The shifts a − s, b − s are rounded (relative 2⁻⁵³ each; covered by the tail's argument term, which is
+    charged for 2U relative), the two tails come from ``_upper_tail`` on the side where they are small,
+    so the difference is a difference of two small numbers (no cancellation beyond its own size).
+    """
+    za = a - s
+    zb = b - s
+    if za != za or zb != zb:
+        return 0.0, 1.0
+    if za >= zb:
+        return 0.0, 0.0
+    # tails: K(z) for z = ±inf
+    if za >= 0.0:
+        ta, ra = _upper_tail(mech, za) if za != np.inf else (0.0, 0.0)
+        tb, rb = _upper_tail(mech, zb) if zb != np.inf else (0.0, 0.0)
+        v = ta - tb
+        return v, ra * ta + rb * tb + U * abs(v) + 1e-323
+    if zb <= 0.0:
+        ta, ra = _upper_tail(mech, za) if za != -np.inf else (0.0, 0.0)
+        tb, rb = _upper_tail(mech, zb) if zb != -np.inf else (0.0, 0.0)
+        v = tb - ta
+        return v, ra * ta + rb * tb + U * abs(v) + 1e-323
+    ta, ra = _upper_tail(mech, za) if za != -np.inf else (0.0, 0.0)
+    tb, rb = _upper_tail(mech, zb) if zb != np.inf else (0.0, 0.0)
+    v = (1.0 - ta) - tb
+    return v, ra * ta + rb * tb + 3.0 * U
+
+
+@njit(cache=True)
+def pair_masses(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, x0: float, x1: float):
+    """Enclosures (P(C) lower, P(C) upper, Q(C) lower, Q(C) upper) of the cell C = (x0, x1]."""
+    m0, e0 = shifted_mass(mech, x0, x1, 0.0)
+    if a_w > 0.0:
+        m1, e1 = shifted_mass(mech, x0, x1, s_p)
+        one = 1.0 - a_w  # error ≤ U·one
+        p = one * m0 + a_w * m1
+        ep = one * e0 + a_w * e1 + 4.0 * U * (one * m0 + a_w * m1)
+    else:
+        p, ep = m0, e0
+    if b_w > 0.0:
+        m2, e2 = shifted_mass(mech, x0, x1, s_q)
+        one = 1.0 - b_w
+        qv = one * m0 + b_w * m2
+        eq = one * e0 + b_w * e2 + 4.0 * U * (one * m0 + b_w * m2)
+    else:
+        qv, eq = m0, e0
+    return max(p - ep, 0.0), p + ep, max(qv - eq, 0.0), qv + eq
+
+
+# ----------------------------------------------------------------------------------------------------
+# the loss function and its inverse (guidance only: soundness never depends on their accuracy)
+# ----------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _g(mech: int, s: float, x: float) -> float:
+    """ln(k(x − s)/k(x)) for the standard density k."""
+    if mech == GAUSSIAN:
+        return s * x - 0.5 * s * s
+    return abs(x) - abs(x - s)
+
+
+@njit(cache=True)
+def _g_inv(mech: int, s: float, v: float) -> float:
+    if mech == GAUSSIAN:
+        return (v + 0.5 * s * s) / s
+    # Laplace: g(x) = |x| − |x − s| runs linearly (slope 2 sign(s)) between 0 and s
+    if s > 0.0:
+        v = min(max(v, -s), s)
+        return 0.5 * (v + s)
+    v = min(max(v, s), -s)
+    return -0.5 * (v - s)
+
+
+@njit(cache=True)
+def loss_at(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, x: float) -> float:
+    if a_w > 0.0:
+        gv = _g(mech, s_p, x)
+        if gv > 700.0:
+            return gv + math.log(a_w)
+        return math.log1p(a_w * math.expm1(gv))
+    gv = _g(mech, s_q, x)
+    if gv > 700.0:
+        return -(gv + math.log(b_w))
+    return -math.log1p(b_w * math.expm1(gv))
+
+
+@njit(cache=True)
+def x_at(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, ell: float) -> float:
+    """Some x with loss ≈ ell (clamped to the attainable range)."""
+    if a_w > 0.0:
+        if a_w >= 1.0:
+            return _g_inv(mech, s_p, ell)
+        # e^ℓ = 1 − a + a e^g
+        r = math.expm1(ell) / a_w
+        if r <= -1.0:
+            return -np.inf
+        return _g_inv(mech, s_p, math.log1p(r))
+    r = math.expm1(-ell) / b_w
+    if r <= -1.0:
+        return np.inf
+    return _g_inv(mech, s_q, math.log1p(r))
+
+
+@njit(cache=True)
+def _density_ratio_parts(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, x: float):
+    """(p(x), q(x)) up to a common positive factor (for Newton steps)."""
+    if mech == GAUSSIAN:
+        k0 = math.exp(-0.5 * x * x)
+        kp = math.exp(-0.5 * (x - s_p) * (x - s_p))
+        kq = math.exp(-0.5 * (x - s_q) * (x - s_q))
+    else:
+        k0 = math.exp(-abs(x))
+        kp = math.exp(-abs(x - s_p))
+        kq = math.exp(-abs(x - s_q))
+    return (1.0 - a_w) * k0 + a_w * kp, (1.0 - b_w) * k0 + b_w * kq
+
+
+# ----------------------------------------------------------------------------------------------------
+# lower: greedy contraction cells
+# ----------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _exp_up(x: float) -> float:
+    return math.exp(x) * (1.0 + ERFC_ULPS * U)
+
+
+@njit(cache=True)
+def _certified(pl: float, qh: float, k: int, h: float) -> bool:
+    """P(C) ≥ pl, Q(C) ≤ qh and pl ≥ e^{kh}·qh (with the product rounded up) ⇒ L*(C) ≥ kh."""
+    if qh == 0.0:
+        return pl > 0.0
+    g = _exp_up(k * h)
+    return pl >= g * qh * (1.0 + 2.0 * U)
+
+
+@njit(cache=True)
+def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: float, k_lo: int,
+                 k_hi: int, x_start: float, x_stop: float):
+    """Masses ω⁻ on the nodes k_lo..k_hi (H_{ω⁻} ≤ H_ω; module docstring) and the dropped P-mass bound.
+
+    Cells tile (x_start, x_stop]; the mass outside is dropped (dropping only lowers H).  Each cell is
+    accepted for node k only when ``_certified``; a cell that cannot be certified for its target node
+    falls back to the node below, and is dropped if even that fails.
+    """
+    n = k_hi - k_lo + 1
+    out = np.zeros(n)
+    fallbacks = 0
+    x = x_start
+    lx = loss_at(mech, a_w, s_p, b_w, s_q, x) if x > -np.inf else loss_at(mech, a_w, s_p, b_w, s_q, -1e300)
+    k = int(math.floor(lx / h)) + 1
+    guard = 0
+    while x < x_stop and guard < 50 * n + 1000:
+        guard += 1
+        if k > k_hi:
+            k = k_hi
+        target = k * h
+        # guess: the loss range symmetric about the target (second order for a smooth density)
+        lb = 2.0 * target - lx if lx > -1e300 else target + h
+        if lb <= target:
+            lb = target + 0.5 * h
+        b = x_at(mech, a_w, s_p, b_w, s_q, lb)
+        if not (b > x):
+            b = x_at(mech, a_w, s_p, b_w, s_q, target + h)
+        last = False
+        if not (b < x_stop) or not (b > x):
+            b = x_stop
+            last = True
+        else:
+            # Newton on the certified margin F(b) = P⁻(x, b] − G·Q⁺(x, b] (G ≥ e^{target}); F increases and
+            # is convex beyond the target, so Newton from the right stays right of the root: every iterate
+            # with F ≥ 0 is certified, the smallest one is kept
+            gam = math.exp(target)
+            big = _exp_up(target) * (1.0 + 2.0 * U)
+            scale = 0.3989422804014327 if mech == GAUSSIAN else 0.5
+            best = -1.0
+            for _ in range(12):
+                pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
+                f = pl - big * qh
+                if f >= 0.0 and pl > 0.0:
+                    best = b
+                dp, dq = _density_ratio_parts(mech, a_w, s_p, b_w, s_q, b)
+                fp = scale * (dp - gam * dq)
+                if not (fp > 0.0) or not math.isfinite(f):
+                    break
+                nb = b - f / fp
+                if f < 0.0:
+                    # not yet certified: move right, but at most a quarter node in loss per iteration (where
+                    # F' is tiny — next to an atom of the loss — a Newton step would overshoot far)
+                    nb = b - 2.0 * f / fp + 1e-15 * (abs(b) + h)
+                    cap = x_at(mech, a_w, s_p, b_w, s_q, loss_at(mech, a_w, s_p, b_w, s_q, b) + 0.25 * h)
+                    if cap > b and nb > cap:
+                        nb = cap
+                if not (nb > x) or not math.isfinite(nb) or not (nb < x_stop):
+                    break
+                if abs(nb - b) <= 1e-12 * (abs(b) + h) and best == b:
+                    break
+                b = nb
+            if best > x:
+                b = best
+        pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
+        done = False
+        for tries in range(6):
+            if _certified(pl, qh, k, h):
+                done = True
+                break
+            if last:
+                break
+            # widen the cell: more mass of higher loss raises L*
+            lb2 = loss_at(mech, a_w, s_p, b_w, s_q, b)
+            nb = x_at(mech, a_w, s_p, b_w, s_q, lb2 + (2.0 ** tries) * 1e-3 * h)
+            if not (nb > b):
+                nb = b + (2.0 ** tries) * 1e-9 * (abs(b) + 1.0)
+            if not (nb < x_stop):
+                nb = x_stop
+                last = True
+            b = nb
+            pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
+        if not done:
+            fallbacks += 1
+        kk = k
+        if not done:
+            # fall back to lower nodes (every loss in the cell is ≥ lx, and L* ≥ lx)
+            kk = k - 1
+            while kk >= k_lo and not _certified(pl, qh, kk, h):
+                kk -= 1
+                if kk < k - 3:
+                    kk = k_lo - 1
+                    break
+        if kk >= k_lo:
+            out[min(kk, k_hi) - k_lo] += pl
+        x = b
+        if last:
+            break
+        lx = loss_at(mech, a_w, s_p, b_w, s_q, x)
+        k = max(k + 1, int(math.floor(lx / h)) + 1)
+    return out, fallbacks
+
+
+# ----------------------------------------------------------------------------------------------------
+# upper: connect the dots on the profile
+# ----------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def profile_up(mech: int, direction: int, eps: float, theta: float, q: float) -> float:
+    """δ(ε) rounded up for ε ∈ ℝ (SPEC T11 kernel; rate 1 is the base profile T8/T9)."""
+    return delta_up(mech, direction, eps, theta, q)
+
+
+@njit(cache=True)
+def upper_from_values(d: np.ndarray, k_lo: int, h: float):
+    """Masses of the chordal interpolant of the node values d (d ≥ δ at the nodes), rounded up.
+
+    Nodes ε_i = (k_lo + i)h, i = 0..n.  Slopes (in γ = e^ε) s_{−1} = (d_0 − 1)/γ_0, s_i = Δd_i/Δγ_i,
+    s_n = 0; the atom at ε_i has P-mass γ_i(s_i − s_{i−1}); m_∞ = d_n.  Returns (masses, m_∞).
+    Error bound per mass (proof note, Lemma 4): |m̃_i − m_i| ≤ 1.1·(2c + 8)·U·γ̃_i(|s̃_i| + |s̃_{i−1}|), c = ERFC_ULPS
+    the relative accuracy of exp/expm1 in units of U: Δγ_i = γ_i·expm1(h) carries ≤ (2c + 1)U relative error,
+    the difference of the d's U, the division U; the difference of the slopes adds U relative to
+    |s̃_i| + |s̃_{i−1}|, the product with γ̃_i (c + 1)U; the factor 1.1 covers the second-order terms.
+    """
+    n = d.shape[0] - 1
+    gam = np.empty(n + 1)
+    for i in range(n + 1):
+        gam[i] = math.exp((k_lo + i) * h)
+    em1 = math.expm1(h)
+    slopes = np.empty(n + 2)  # slopes[i + 1] = s_i, slopes[0] = s_{−1}
+    slopes[0] = (d[0] - 1.0) / gam[0]
+    for i in range(n):
+        # Δγ_i = γ_i(e^h − 1): relative error ≤ 2c·U + U (no cancellation, unlike γ_{i+1} − γ_i)
+        slopes[i + 1] = (d[i + 1] - d[i]) / (gam[i] * em1)
+    slopes[n + 1] = 0.0
+    rho = 1.1 * (2.0 * ERFC_ULPS + 8.0) * U
+    out = np.empty(n + 1)
+    for i in range(n + 1):
+        diff = slopes[i + 1] - slopes[i]
+        m = gam[i] * diff
+        e = rho * gam[i] * (abs(slopes[i + 1]) + abs(slopes[i]))
+        v = m + e
+        out[i] = v * (1.0 + 4.0 * U) + 5e-324 if v > 0.0 else 0.0
+    return out, d[n]
+
+
+@njit(cache=True)
+def profile_values(mech: int, direction: int, theta: float, q: float, k_lo: int, k_hi: int, h: float):
+    d = np.empty(k_hi - k_lo + 1)
+    for i in range(k_hi - k_lo + 1):
+        d[i] = min(profile_up(mech, direction, (k_lo + i) * h, theta, q), 1.0)
+    # δ is non-increasing: the running minimum of upper bounds is still an upper bound
+    for i in range(1, d.shape[0]):
+        if d[i] > d[i - 1]:
+            d[i] = d[i - 1]
+    return d
+
+
+# ----------------------------------------------------------------------------------------------------
+# hockey stick of a grid measure
+# ----------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def hockey_stick(m: np.ndarray, k0: int, h: float, m_inf: float, eps: float, upward: bool) -> float:
+    """Σ_k m_k(1 − e^{ε − kh})₊ + m_∞, rounded up (upward) or down.
+
+    Each term −expm1(ε − kh) has relative error ≤ (ERFC_ULPS + 2)U (the exponent ε − kh is rounded once:
+    absolute U·|ε − kh| ≤ … charged below), the product 1U; the sum of N nonnegative terms ≤ N·U relative.
+    """
+    total = 0.0
+    n = m.shape[0]
+    arg_err = 0.0
+    for i in range(n - 1, -1, -1):
+        e = (k0 + i) * h
+        if e <= eps:
+            break
+        z = eps - e
+        t = -math.expm1(z)
+        total += m[i] * t
+        # |d ln(1 − e^z)/dz|·|δz| = e^z/(1 − e^z)·U|z|: bounded by U|z|/(1 − e^z)·… add per term
+        arg_err += m[i] * math.exp(z) * U * (abs(eps) + abs(e))
+    rel = (ERFC_ULPS + 4.0 + n) * U
+    if upward:
+        return min((total * (1.0 + rel) + 2.0 * arg_err + m_inf) * (1.0 + 2 * U) + 1e-320, 1.0)
+    return max((total * (1.0 - rel) - 2.0 * arg_err + m_inf) * (1.0 - 2 * U), 0.0)
+
+
+# ----------------------------------------------------------------------------------------------------
+# composition: FFT convolution with a proven error bound, windows, exponentiation by squaring
+# ----------------------------------------------------------------------------------------------------
+
+FFT_SAFETY = 4.0  # factor on Higham's radix-2 bound for pocketfft's mixed-radix real transforms (note §5)
+TWIDDLE_ULPS = 2.0  # accuracy of pocketfft's twiddle factors in units of U
+
+
+class Grid:
+    """A nonnegative measure on the nodes k·h, k = k0..k0 + len(m) − 1, plus an atom m_inf at +∞.
+
+    ``tilt`` = λ ≥ 0: the stored vector is the *tilted* measure m_k·e^{λk} (exponential tilting commutes
+    with convolution: (a*b)_k e^{λk} = Σ a_i e^{λi} b_j e^{λj}).  Convolving tilted vectors makes the FFT's
+    absolute error, once untilted, decay like e^{−λk} towards the large losses where δ(ε) lives (note §5).
+    ``total`` bounds the untilted finite mass (from above for upper grids, from below for lower grids).
+    """
+
+    __slots__ = ("m", "k0", "m_inf", "tilt", "total")
+
+    def __init__(self, m: np.ndarray, k0: int, m_inf: float, tilt: float = 0.0, total: float = -1.0):
+        self.m = m
+        self.k0 = int(k0)
+        self.m_inf = float(m_inf)
+        self.tilt = float(tilt)
+        self.total = float(m.sum()) if total < 0 else float(total)
+
+    @property
+    def k1(self) -> int:
+        return self.k0 + len(self.m) - 1
+
+
+def tilt_weights(k0: int, n: int, lam: float, upward: bool) -> np.ndarray:
+    """e^{λk} for k = k0..k0 + n − 1, rounded outward (up for upward, down otherwise): relative error of
+    exp ≤ ERFC_ULPS·U and of the product λk ≤ U|λk| (charged as (1 + |λk|)·2U)."""
+    z = lam * np.arange(k0, k0 + n, dtype=np.float64)
+    w = np.exp(z)
+    rel = (ERFC_ULPS + 2.0 + 2.0 * np.abs(z)) * U
+    return w * (1 + rel) if upward else w * (1 - rel)
+
+
+def tilted(g: Grid, lam: float, upward: bool) -> Grid:
+    m = g.m * tilt_weights(g.k0, len(g.m), lam, upward)
+    m = m * (1 + 2 * U) if upward else m * (1 - 2 * U)
+    return Grid(m, g.k0, g.m_inf, lam, g.total)
+
+
+def untilted(g: Grid, upward: bool) -> Grid:
+    if g.tilt == 0.0:
+        return g
+    m = g.m * tilt_weights(g.k0, len(g.m), -g.tilt, upward)
+    m = m * (1 + 2 * U) if upward else m * (1 - 2 * U)
+    return Grid(m, g.k0, g.m_inf, 0.0, g.total)
+
+
+U_EXTENDED = 2.0 ** -64  # unit roundoff of x86 long double; the FFT uses _extended_unit(), this only documents it
+EXTENDED_FROM = 4096  # counts from which the FFTs run in long double (early-level noise is multiplied by ~count)
+
+
+def fft_error_bound(a: np.ndarray, b: np.ndarray, n_fft: int, unit: float = U) -> float:
+    """A bound on max_k |c̃_k − c_k| for c̃ = irfft(rfft(a)·rfft(b)) of length n_fft (proof note, Lemma 5).
+
+    Higham (2002, Thm 24.2): ‖fl(FFT x) − FFT x‖₂ ≤ φ‖FFT x‖₂, φ = L·η/(1 − L·η), L = log₂ n, η = μ + γ₄(√2 + μ),
+    μ the twiddle accuracy.  With A = FFT a, ‖A‖₂ = √n‖a‖₂, ‖A‖_∞ ≤ ‖a‖₁, the pointwise product's error
+    E_P and the inverse transform give
+    ‖c̃ − c‖_∞ ≤ φ‖a‖₁‖b‖₂ + (1 + φ)[φ‖a‖₂‖b‖₁ + φ²√n‖a‖₂‖b‖₂ + φ‖a‖₁‖b‖₂ + √2γ₂(1 + φ)(‖a‖₁ + φ√n‖a‖₂)‖b‖₂].
+    """
+    lg = math.log2(n_fft)
+    mu = TWIDDLE_ULPS * unit
+    g2 = 2 * unit / (1 - 2 * unit)
+    g4 = 4 * unit / (1 - 4 * unit)
+    eta = mu + g4 * (math.sqrt(2.0) + mu)
+    phi = FFT_SAFETY * lg * eta / (1 - FFT_SAFETY * lg * eta)
+    a1, a2 = _norms(a)
+    b1, b2 = _norms(b)
+
+    def one(a1, a2, b1, b2):
+        sn = math.sqrt(n_fft)
+        ep = phi * a2 * b1 + phi * phi * sn * a2 * b2 + phi * a1 * b2 + \
+            math.sqrt(2.0) * g2 * (1 + phi) * (a1 + phi * sn * a2) * b2
+        return phi * a1 * b2 + (1 + phi) * ep
+    return min(one(a1, a2, b1, b2), one(b1, b2, a1, a2)) * (1 + 1e-6)
+
+
+def _fft_size(n: int) -> int:
+    return 1 << max(int(n - 1).bit_length(), 1)
+
+
+def _extended_unit() -> float:
+    """Unit roundoff of numpy's long-double FFT, or 0 where there is none.  numpy ≥ 2 runs pocketfft in the
+    input's precision, long double included; where long double is binary64 (MSVC, Apple arm64) or numpy
+    computes long-double FFTs in binary64 (numpy 1.x), the extended route is not used."""
+    info = np.finfo(np.longdouble)
+    if info.eps >= 2.0 ** -60:
+        return 0.0
+    if np.fft.rfft(np.ones(4, dtype=np.longdouble)).dtype != np.clongdouble:
+        return 0.0
+    return float(info.eps) / 2
+
+
+def _fft_convolve(a: np.ndarray, b: np.ndarray, n_out: int, extended: bool):
+    """(c̃, bound on |c̃ − c| entrywise) by FFT in binary64 or, with ``extended``, in the platform's long
+    double (x86: 64-bit significand, unit roundoff 2⁻⁶⁴) through numpy's pocketfft."""
+    nf = _fft_size(n_out)
+    unit = _extended_unit() if extended else 0.0
+    if unit:
+        al, bl = a.astype(np.longdouble), b.astype(np.longdouble)
+        c = np.fft.irfft(np.fft.rfft(al, nf) * np.fft.rfft(bl, nf), nf)[:n_out]
+        # the conversion to binary64 adds ≤ U relative to |c̃| (charged as U·(|c̃| + bound))
+        err = fft_error_bound(a, b, nf, unit)
+        c64 = c.astype(np.float64)
+        return c64, err * (1 + U), np.abs(c64) * (2 * U)
+    c = np.fft.irfft(np.fft.rfft(a, nf) * np.fft.rfft(b, nf), nf)[:n_out]
+    return c, fft_error_bound(a, b, nf), None
+
+
+def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool, extended: bool = False) -> Grid:
+    """a * b (same tilt λ) restricted to the window [lo, hi]: upper (mass below lo moved up to lo, above hi
+    to +∞, FFT error added) or lower (below lo dropped, above hi moved down to hi, FFT error subtracted)."""
+    lam = a.tilt
+    n_out = len(a.m) + len(b.m) - 1
+    k0 = a.k0 + b.k0
+    if min(len(a.m), len(b.m)) <= 64:
+        c = np.convolve(a.m, b.m)
+        # direct summation of nonnegative terms: relative error ≤ (min length + 1)·U per entry
+        err_rel = (min(len(a.m), len(b.m)) + 2) * U
+        c = c * (1 + err_rel) if upward else c * (1 - err_rel)
+        c = np.maximum(c, 0.0)
+    else:
+        c, err, rel = _fft_convolve(a.m, b.m, n_out, extended)
+        if rel is not None:  # binary64 rounding of the extended result: entrywise U·|c̃|
+            err = err + rel
+        # |c̃_k − c_k| ≤ err: c̃ + err ≥ c_k ≥ 0 (upper), max(c̃ − err, 0) ≤ c_k (lower)
+        c = np.maximum(c + err, 0.0) if upward else np.maximum(c - err, 0.0)
+    if upward:
+        total = a.total * b.total * (1 + 4 * U)
+        m_inf = (a.m_inf * (b.total + b.m_inf) + b.m_inf * a.total) * (1 + 4 * U)
+    else:
+        total = a.total * b.total * (1 - 4 * U)
+        m_inf = max((a.m_inf * (b.total + b.m_inf) + b.m_inf * a.total) * (1 - 4 * U), 0.0)
+    k1 = k0 + n_out - 1
+    lo = max(lo, k0)
+    hi = min(hi, k1)
+    if lo > hi:
+        lo = hi = k0
+    out = c[lo - k0: hi - k0 + 1].copy()
+    grow = 1 + (2 * n_out + 8) * U + 4 * ERFC_ULPS * U
+    if lam == 0.0:
+        # the masses beyond the window by direct summation of nonnegative terms (relative error only, no
+        # FFT noise): Σ_i a_i·(tail of b beyond hi − i), Σ_i a_i·(head of b below lo − i)
+        above = _mass_beyond(a.m, b.m, hi - k0, True) if hi < k1 else 0.0
+        below = _mass_beyond(a.m, b.m, lo - k0, False) if lo > k0 else 0.0
+        if upward:
+            out[0] += below * grow
+            m_inf = min(m_inf + above * grow, 1.0)
+        else:
+            out[-1] += above / grow
+        return Grid(out, lo, m_inf, lam, total)
+    below = c[: lo - k0]
+    # untilted mass above the window by direct summation over the untilted factors (no FFT noise; the
+    # untilted upper factors are entrywise upper bounds, the lower ones lower bounds)
+    above = 0.0
+    if hi < k1:
+        ua = a.m * tilt_weights(a.k0, len(a.m), -lam, upward)
+        ub = b.m * tilt_weights(b.k0, len(b.m), -lam, upward)
+        above = _mass_beyond(ua, ub, hi - k0, True)
+    if upward:
+        if len(below):
+            # tilted mass at k < lo moved to lo: multiply by e^{λ(lo − k)} ≥ 1 (rounded up)
+            w = tilt_weights(1, len(below), lam, True)[::-1]
+            out[0] += float((below * w).sum()) * grow
+        m_inf = min(m_inf + above * grow, 1.0)
+    else:
+        # untilted mass above hi moved down to hi, tilted there by e^{λ·hi} (rounded down)
+        out[-1] += above * float(tilt_weights(hi, 1, lam, False)[0]) / grow
+    return Grid(out, lo, m_inf, lam, total)
+
+
+@njit(cache=True)
+def _norms(a: np.ndarray):
+    """(‖a‖₁, ‖a‖₂) of a nonnegative vector, rounded up (sums of n nonnegative terms: relative ≤ nU)."""
+    s1 = 0.0
+    s2 = 0.0
+    for v in a:
+        s1 += v
+        s2 += v * v
+    f = 1.0 + (a.shape[0] + 4) * U
+    return s1 * f, math.sqrt(s2 * f) * (1.0 + 2.0 * U)
+
+
+@njit(cache=True)
+def _mass_beyond(a: np.ndarray, b: np.ndarray, edge: int, above: bool) -> float:
+    """Σ_{i+j > edge} a_i b_j (above) or Σ_{i+j < edge} a_i b_j, indices from 0 (nonnegative terms,
+    unrounded: the caller applies the relative bound (len(a) + len(b) + 8)U)."""
+    nb = b.shape[0]
+    cum = np.zeros(nb + 1)
+    if above:  # cum[j] = Σ_{j' ≥ j} b
+        for j in range(nb - 1, -1, -1):
+            cum[j] = cum[j + 1] + b[j]
+    else:  # cum[j] = Σ_{j' < j} b
+        for j in range(nb):
+            cum[j + 1] = cum[j] + b[j]
+    total = 0.0
+    for i in range(a.shape[0]):
+        j = edge - i + 1 if above else edge - i
+        if j < 0:
+            j = 0
+        if j > nb:
+            j = nb
+        total += a[i] * cum[j]
+    return total
+
+
+def moments(g: Grid) -> tuple[float, float]:
+    """Mean and standard deviation (node units) of the finite part, normalised (untilted grids)."""
+    w = g.m
+    tot = w.sum()
+    if tot <= 0:
+        return float(g.k0), 0.0
+    idx = np.arange(len(w), dtype=np.float64)
+    mean = float((w * idx).sum() / tot)
+    var = float((w * (idx - mean) ** 2).sum() / tot)
+    return g.k0 + mean, math.sqrt(max(var, 0.0))
+
+
+def window(count: int, mean: float, std: float, k0: int, k1: int, width_sd: float,
+           pad_left: bool = False) -> tuple[int, int]:
+    """Nodes kept for a count-fold composition: mean ± width_sd standard deviations, the top widened by one
+    step's whole range (the loss distributions are skewed to the right: a single rare large loss must not
+    fall off the window; the bottom is not widened: mass moved up there is carried with the tilt's
+    factor e^{λ(lo − k)}).  A heuristic: soundness never depends on it, only the width does."""
+    lo = math.floor(count * mean - width_sd * math.sqrt(count) * std) - 8
+    if pad_left:  # untilted grids: the left end is widened like the top
+        lo -= math.ceil(mean - k0)
+    hi = math.ceil(count * mean + width_sd * math.sqrt(count) * std + (k1 - mean))
+    return max(lo, count * k0), min(hi, count * k1)
+
+
+LEFT_TAIL = 1e-13  # per-composition budget of mass moved up (upper) / dropped (lower) at the left end
+
+
+def cut_left(g: Grid, tau: float, upward: bool) -> Grid:
+    """The nodes below the first node where the cumulated mass exceeds tau are merged into it (upper: mass
+    moved up, H only rises) or dropped (lower: H only falls).  Keeps the tilted FFT noise at far-negative
+    losses (amplified by e^{λ(lo − k)} when it is moved up) from entering the windows."""
+    cs = np.cumsum(g.m)
+    i = int(np.searchsorted(cs, tau, side="right"))
+    if i <= 0 or i >= len(g.m):
+        return g
+    m = g.m[i:].copy()
+    if upward:
+        m[0] += float(cs[i - 1]) * (1 + len(g.m) * U)
+    return Grid(m, g.k0 + i, g.m_inf, g.tilt, g.total)
+
+
+TILT_MASS_LOG = 3.0  # the composed tilted mass stays ≤ e³ (the FFT noise propagates in proportion to it)
+
+
+def choose_tilt(g: Grid, count: int, h: float) -> float:
+    """λ per node for the composed tilt (a heuristic: soundness never depends on it).
+
+    The FFT error is absolute in the tilted domain, of the order of the tilted mass M(α)^count
+    (M(α) = Σ_k m_k e^{αkh}, the per-step moment generating function computed on the grid: the right tails
+    of subsampled mechanisms are heavy, moments would not do); untilted at loss ℓ it is multiplied by e^{−αℓ}.
+    So α maximises α·ℓ_ref − count·ln M(α) (a saddle point) at ℓ_ref = count·mean + 6√count·sd, where
+    δ ≈ 1e-5…1e-10 lives, over α ∈ {2, 1, ½, …}; no tilt for grids with a long left tail (measured: the
+    ADD direction's tilted noise, moved up from far-negative losses, costs more than it saves)."""
+    mean, std = moments(g)
+    if mean - g.k0 > 20.0 * std:
+        return 0.0
+    w = g.m[g.m > 0]
+    ks = (np.flatnonzero(g.m > 0) + g.k0) * h
+    ref = (count * mean + 6.0 * math.sqrt(count) * std) * h
+    best, best_alpha = 0.0, 0.0
+    alpha = 2.0
+    while alpha > 1e-5:
+        z = alpha * ks
+        top = z.max()
+        log_m = top + math.log(float((w * np.exp(z - top)).sum()) + 1e-300)
+        gain = alpha * ref - count * max(log_m, 0.0)
+        if gain > best and alpha * (ks.max() - ks.min()) < 600 and count * log_m <= TILT_MASS_LOG:
+            best, best_alpha = gain, alpha
+        alpha *= 0.5
+    return best_alpha * h
+
+
+def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=None, lam: float = -1.0,
+          extended: bool | None = None) -> Grid:
+    """The count-fold self-convolution by squaring (tilted), every intermediate clipped to its window.
+    Returns a tilted grid (``untilted`` to read it)."""
+    mean, std = moments(g)
+    if lam < 0:
+        lam = 0.0
+    if extended is None:
+        extended = count >= EXTENDED_FROM
+    g = tilted(g, lam, upward)
+    result = None
+    base, base_count = g, 1
+    res_count = 0
+    n = count
+    while True:
+        if n & 1:
+            if result is None:
+                result, res_count = base, base_count
+            else:
+                res_count += base_count
+                lo, hi = window(res_count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
+                result = convolve(result, base, lo, hi, upward, extended)
+            if progress is not None:
+                progress()
+        n >>= 1
+        if not n:
+            break
+        base_count *= 2
+        lo, hi = window(base_count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
+        base = convolve(base, base, lo, hi, upward, extended)
+        if progress is not None:
+            progress()
+    return result
+
+
+# ----------------------------------------------------------------------------------------------------
+# one step
+# ----------------------------------------------------------------------------------------------------
+
+TAIL_Z = {GAUSSIAN: 9.0, LAPLACE: 42.0}  # K̄(z) < 2e-19: P-mass beyond is dropped (lower) / at +∞ (upper)
+
+
+def pair_parameters(mech: int, direction: int, theta: float, q: float):
+    """(a, s_P, b, s_Q) of the x-space description (module docstring)."""
+    if direction == REMOVE or q >= 1.0:
+        return q, theta, 0.0, 0.0
+    return 0.0, 0.0, q, -theta
+
+
+def one_step(mech: int, direction: int, theta: float, q: float, h: float) -> tuple[Grid, Grid]:
+    """(upper, lower) grid measures of one step of the (subsampled) Gaussian/Laplace pair."""
+    a_w, s_p, b_w, s_q = pair_parameters(mech, direction, theta, q)
+    z = TAIL_Z[mech]
+    x_start = min(0.0, s_p, s_q) - z
+    x_stop = max(0.0, s_p, s_q) + z
+    lmin = loss_at(mech, a_w, s_p, b_w, s_q, x_start)
+    lmax = loss_at(mech, a_w, s_p, b_w, s_q, x_stop)
+    k_lo = math.floor(lmin / h) - 1
+    k_hi = math.ceil(lmax / h) + 1
+    d = profile_values(mech, direction, theta, q, k_lo, k_hi, h)
+    mu, m_inf = upper_from_values(d, k_lo, h)
+    low, _ = lower_vector(mech, a_w, s_p, b_w, s_q, h, k_lo, k_hi, x_start, x_stop)
+    return _trim(Grid(mu, k_lo, m_inf)), _trim(Grid(low, k_lo, 0.0))
+
+
+def _trim(g: Grid) -> Grid:
+    nz = np.flatnonzero(g.m)
+    if len(nz) == 0:
+        return Grid(np.zeros(1), g.k0, g.m_inf)
+    return Grid(g.m[nz[0]: nz[-1] + 1].copy(), g.k0 + int(nz[0]), g.m_inf)
+
+
+def eps_delta_step(eps0: float, delta0: float, h: float) -> tuple[Grid, Grid]:
+    """The four-atom randomized-response pair of an (ε₀, δ₀) guarantee (Kairouz–Oh–Viswanath):
+    P-mass δ₀ at +∞, (1 − δ₀)e^{ε₀}/(1 + e^{ε₀}) at ε₀, (1 − δ₀)/(1 + e^{ε₀}) at −ε₀.
+    Upper: each finite atom split between its neighbouring nodes preserving P- and Q-mass (exact
+    connect-the-dots for an atom); lower: each atom moved down to the node below."""
+    w_hi = (1.0 - delta0) / (1.0 + math.exp(-eps0))  # P-mass at +ε₀
+    w_lo = (1.0 - delta0) / (1.0 + math.exp(eps0))  # P-mass at −ε₀
+    atoms = [(eps0, w_hi), (-eps0, w_lo)]
+    k_lo = math.floor(-eps0 / h) - 1
+    k_hi = math.ceil(eps0 / h) + 1
+    up = np.zeros(k_hi - k_lo + 1)
+    lo = np.zeros(k_hi - k_lo + 1)
+    rel = 16 * U
+    for loc, w in atoms:
+        if w <= 0:
+            continue
+        k = math.floor(loc / h)
+        if k * h == loc:
+            up[k - k_lo] += w * (1 + rel)
+            lo[k - k_lo] += w * (1 - rel)
+            continue
+        lo[k - k_lo] += w * (1 - rel)
+        # masses m_a at kh, m_b at (k+1)h: m_a + m_b = w, m_a e^{−kh} + m_b e^{−(k+1)h} = w e^{−loc}
+        # m_b = w(1 − e^{kh − loc})/(1 − e^{−h}), m_a = w − m_b
+        mb = w * (-math.expm1(k * h - loc)) / (-math.expm1(-h))
+        ma = w * math.expm1(-h + (loc - k * h)) / math.expm1(-h) * math.exp(k * h - loc)
+        # ma = w e^{kh−loc}(1 − e^{loc−(k+1)h})/(1 − e^{−h}); both formulas are products/quotients of
+        # correctly-signed expm1 values: relative error ≤ 8·ERFC_ULPS·U each
+        up[k - k_lo] += max(ma, 0.0) * (1 + 8 * ERFC_ULPS * U)
+        up[k + 1 - k_lo] += max(mb, 0.0) * (1 + 8 * ERFC_ULPS * U)
+    return _trim(Grid(up, k_lo, delta0)), _trim(Grid(lo, k_lo, delta0))
+
+
+@njit(cache=True)
+def suffix_tables(m: np.ndarray, k0: int, h: float):
+    """S_P[i] = Σ_{j ≥ i} m_j and S_Q[i] = Σ_{j ≥ i} m_j e^{−(k0 + j)h} (for the fast, unrounded search)."""
+    n = m.shape[0]
+    sp = np.zeros(n + 1)
+    sq = np.zeros(n + 1)
+    for j in range(n - 1, -1, -1):
+        sp[j] = sp[j + 1] + m[j]
+        sq[j] = sq[j + 1] + m[j] * math.exp(-(k0 + j) * h)
+    return sp, sq
+
+
+@njit(cache=True)
+def approx_hockey_stick(sp: np.ndarray, sq: np.ndarray, k0: int, h: float, m_inf: float, eps: float) -> float:
+    """Σ_{k h > ε} m_k(1 − e^{ε − kh}) + m_∞ from the suffix tables (unrounded; search only)."""
+    n = sp.shape[0] - 1
+    i = int(math.floor(eps / h)) + 1 - k0  # first node strictly above ε
+    if i < 0:
+        i = 0
+    while i > 0 and (k0 + i - 1) * h > eps:
+        i -= 1
+    while i < n and (k0 + i) * h <= eps:
+        i += 1
+    if i >= n:
+        return m_inf
+    return max(sp[i] - math.exp(eps) * sq[i], 0.0) + m_inf
