@@ -83,6 +83,7 @@ def all_checks() -> list[Check]:
     from . import kanon_checks, profiles_checks, suppression_checks  # noqa: F401  (register hooks in accuracy)
     from . import subsampled_profiles_checks  # noqa: F401  (SPEC T11)
     from . import poisson_substitution_checks  # noqa: F401  (SPEC T6)
+    from . import adversarial  # noqa: F401  (issue 10: last, it reads the grids the others register)
 
     return list(CHECKS)
 
