@@ -11,16 +11,18 @@ from .with_replacement import BUDGET_ULPS as _WITH_REPLACEMENT
 # T7/T12 δ_k = δ(e^{kε} − 1)/(e^ε − 1): a derived bound, replacing a fitted 6 that failed (issue 10:
 # group_privacy(3.648459489611467e-12, 1.541625e-317, 192037303795183)).  u = 2⁻⁵³; libm exp, expm1, log
 # within 1 ulp (≤ 2u relative); one ulp at x is ≥ u|x|, so a relative error r is ≤ r/u ulps.
-# - kε ≤ 700: δ·expm1_mul(k, ε)/expm1(ε).  expm1_mul: k·ε = hi + lo exactly, expm1(hi) 2u, (1 + head)·lo
-#   adds the first-order part of lo (|lo| ≤ u|hi|; the rest is O(u²)), its rounding and the sum ≤ u:
-#   ≤ 3u'; expm1(ε) 2u; ÷ u; ×δ u: ≤ 7u' (u' = 1.01u).
-# - kε > 700: exp_mul_scaled(δ, k − 1, ε, τ), τ = −ln(1 − e^{−ε}) + ln(1 − e^{−kε}).  Since k ≤ 2⁵³,
-#   ε > 700/k ≥ 7.8e-14, so 0 ≤ −ln(1 − e^{−ε}) ≤ 30.2; ln(1 − e^{−kε}) rounds to 0 (|·| < e^{−700}).
-#   The exponent ln δ + (k − 1)ε + τ is carried as head (expo·ln2_hi + hi, its TwoSum error exact) plus
-#   rest; the absolute error of rest: expm1 2u·(d ln/d a = 1) + ln 2u·30.2 + the τ sum u·30.2 + ln(mant)
-#   2u·0.35 + partial sums u·(0.35 + 30.6) ≤ 124.3u; exp(head), exp(rest) and their product ≤ 5u.
-#   Relative error ≤ 129.3u' < 130u, i.e. ≤ 130 ulps.  (A half ulp of τ ≈ 26 alone is ~7 ulps of the
-#   result: the fitted 6 could not hold.)
+# - kε − ln ε ≤ 700 (so the ratio ≤ e^{kε}/ε stays below e^{700}): δ·expm1_mul(k, ε)/expm1(ε).
+#   expm1_mul: k·ε = hi + lo exactly, expm1(hi) 2u, (1 + head)·lo adds the first-order part of lo
+#   (|lo| ≤ u|hi|; the rest is O(u²)), its rounding and the sum ≤ u: ≤ 3u'; expm1(ε) 2u; ÷ u; ×δ u: ≤ 7u'
+#   (u' = 1.01u).
+# - otherwise: exp_mul_scaled(δ, k − 1, ε, τ), τ = −ln(1 − e^{−ε}) + ln(1 − e^{−kε}).  Since k ≤ 2⁵³ and
+#   kε > 700 + ln ε, ε > 7.4e-14, so 0 ≤ −ln(1 − e^{−ε}) ≤ 30.3, and kε > 669, so ln(1 − e^{−kε}) rounds
+#   to 0 (|·| < e^{−669}, far below u²).  The exponent ln δ + (k − 1)ε + τ is carried as head
+#   (expo·ln2_hi + hi, its TwoSum error exact) plus rest; the absolute error of rest: expm1 2u (d ln a/da
+#   · a = 1) + ln 2u·30.3 + the τ sum u·30.3 + ln(mant) 2u·0.35 + partial sums u·(0.35 + 30.7)
+#   ≤ 124.6u; exp(head), exp(rest) and their product ≤ 5u.  Relative error ≤ 129.6u' < 130u·(1 + 2⁻¹⁰),
+#   i.e. ≤ 130 ulps (a ulp is ≥ u|x|, and ``up`` adds ≥ 2·130u|x|).  A half ulp of τ ≈ 26 alone is ~7
+#   ulps of the result: the fitted 6 could not hold.
 GROUP_DELTA = 130
 
 BUDGETS: dict[str, int] = {

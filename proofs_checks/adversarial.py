@@ -64,14 +64,16 @@ class Target:
         self.up = spec["rounding"] == "up"
         self.at_most_one = spec["at_most_one"]
         self.kernel_path = spec["kernel"]
-        self._rounded = kernel(spec["kernel"], len(self.args))
-        self._raw = kernel(spec["kernel"] + "_raw", len(self.args))
+        self._kernels = None  # built on first use (numba compiles each ufunc)
         self.params = THEOREMS[theorem_id]["parameters"]
 
     def evaluate(self, point: tuple) -> tuple[float, float]:
+        """(rounded, unrounded) kernel values at ``point``."""
+        if self._kernels is None:
+            self._kernels = (kernel(self.kernel_path, len(self.args)), kernel(self.kernel_path + "_raw", len(self.args)))
         cols = [np.array([x], dtype=np.float64) for x in point]
         with np.errstate(all="ignore"):
-            return float(self._rounded(*cols)[0]), float(self._raw(*cols)[0])
+            return float(self._kernels[0](*cols)[0]), float(self._kernels[1](*cols)[0])
 
     def reference(self, point: tuple):
         """The high-precision reference (mpf) or None where no reference is defined or affordable."""
@@ -333,7 +335,7 @@ def record(states: list[Search], path: Path = DATA) -> int:
                 continue
             data["cases"].append({"kernel": s.target.name, "theorem": s.target.theorem_id,
                                   "output": s.target.output, "args": list(key[1]),
-                                  "reference": mp.nstr(ref, 45, min_fixed=1, max_fixed=0),
+                                  "reference": mp.nstr(ref, 45, min_fixed=1, max_fixed=0, strip_zeros=False),
                                   "route": s.target.route(), "date": today})
             have.add(key)
             added += 1
