@@ -31,12 +31,13 @@ next ratio); that bound is *added* once it is below 2⁻⁶⁰ of the sum, so a 
 inequality on e^{λX} gives P{X ≥ γn} ≤ e^{−λγn}(1 − β + βe^λ)^n; at λ = ln(γ(1 − β)/(β(1 − γ))) > 0 this
 is exp(−n·KL(γ‖β)), KL(γ‖β) = γ ln(γ/β) + (1 − γ) ln((1 − γ)/(1 − β)) = γ ln(γ/β) − (1 − γ)ε' > 0.  So
 S(n) ≤ P{X ≥ γn} ≤ exp(−n·KL), which decreases in n.  Hence once exp(−N·KL_lo) ≤ M̂ (KL_lo a lower bound
-on KL: the float value shrunk by 10⁻⁹ relative, far more than its rounding error; M̂ the running maximum),
+on KL: bd0(γ, β) + bd0(1 − γ, 1 − β) minus their error bounds and the inputs' (``kl_lower``); M̂ the running
+upper value of the maximum),
 every n ≥ N has S(n) ≤ M̂ and the scan stops: nothing it skips can exceed what it returns.
 
 **Skipping blocks (proof).**  For fixed j, P{Bin(n, β) ≥ j} is nondecreasing in n (one more trial never
 lowers the count), and j₀(n) is nondecreasing in n.  So for N ≤ n < N + L,
-S(n) ≤ P{Bin(N + L − 1, β) ≥ j₀(N)}; when that one tail is below M̂ (with a 10⁻¹⁰ log-space margin), the
+S(n) ≤ P{Bin(N + L − 1, β) ≥ j₀(N)}; when that one tail plus its error bound is below M̂, the
 whole block is skipped.  Block lengths double after a skip and halve after a miss; this only saves work
 (for β = 10⁻⁴ the proof-stopped scan is ~10⁵ values of n), the maximum is the same.
 
@@ -49,9 +50,10 @@ examined; the stopping and block-skipping rules compare with the same upper valu
 block tail, also with its E), so nothing skipped can exceed it.  The returned d is exp of that, rounded up
 by 2 ulps (libm exp within 1 ulp).  This replaces a fitted ERROR_PER_LOG = 25 (error measured in units
 of u(|ln d| + 32)), which failed at (2073, 0.1830161114086729, 0.20296773602290802): a bd0 term cancelled
-with condition number ≈ 20 just outside the old series band.  Worst case of the new bound: E ≤ 13u'·(|ln d|
-+ c) in the direct bd0 branch (condition ≤ 5.7 times the 2u' of x·ln), so the returned d exceeds the exact
-one by at most a factor e^{2E + 4u}; measured E/|ln d| is printed by the T15 accuracy check.
+with condition number ≈ 20 just outside the old series band.  Worst case: the
+returned d exceeds the exact one by at most a factor e^{2E}(1 + 6u); over the accuracy points E peaks at
+14u(|ln d| + 32) (printed by the T15 accuracy check), i.e. ≤ 1e-12 relative for d ≥ 1e-120 and ≤ 2.4e-12 down
+to d = 1e-308.
 """
 from __future__ import annotations
 
