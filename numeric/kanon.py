@@ -31,21 +31,29 @@ next ratio); that bound is *added* once it is below 2⁻⁶⁰ of the sum, so a 
 inequality on e^{λX} gives P{X ≥ γn} ≤ e^{−λγn}(1 − β + βe^λ)^n; at λ = ln(γ(1 − β)/(β(1 − γ))) > 0 this
 is exp(−n·KL(γ‖β)), KL(γ‖β) = γ ln(γ/β) + (1 − γ) ln((1 − γ)/(1 − β)) = γ ln(γ/β) − (1 − γ)ε' > 0.  So
 S(n) ≤ P{X ≥ γn} ≤ exp(−n·KL), which decreases in n.  Hence once exp(−N·KL_lo) ≤ M̂ (KL_lo a lower bound
-on KL: the float value shrunk by 10⁻⁹ relative, far more than its rounding error; M̂ the running maximum),
+on KL: bd0(γ, β) + bd0(1 − γ, 1 − β) minus their error bounds and the inputs' (``kl_lower``); M̂ the running
+upper value of the maximum),
 every n ≥ N has S(n) ≤ M̂ and the scan stops: nothing it skips can exceed what it returns.
 
 **Skipping blocks (proof).**  For fixed j, P{Bin(n, β) ≥ j} is nondecreasing in n (one more trial never
 lowers the count), and j₀(n) is nondecreasing in n.  So for N ≤ n < N + L,
-S(n) ≤ P{Bin(N + L − 1, β) ≥ j₀(N)}; when that one tail is below M̂ (with a 10⁻¹⁰ log-space margin), the
+S(n) ≤ P{Bin(N + L − 1, β) ≥ j₀(N)}; when that one tail plus its error bound is below M̂, the
 whole block is skipped.  Block lengths double after a skip and halve after a miss; this only saves work
 (for β = 10⁻⁴ the proof-stopped scan is ~10⁵ values of n), the maximum is the same.
 
-**Rounding.**  The returned d is exp(ln M̂ + E) rounded up by 2 ulps, where
-E = ERROR_PER_LOG·2⁻⁵³·(|ln M̂| + ERROR_OFFSET) bounds the absolute error of ln M̂ (Loader's terms are
-accurate to a few ulps of their magnitude, which is |ln S|): a per-evaluation error bound whose constants
-were measured against 50-digit mpmath references (``proofs_checks.kanon_checks``; the check fails if a
-measured error exceeds it) with a 4× margin.  For d ≥ 10⁻³⁰⁸ (|ln d| ≤ 709) the unrounded relative error is
-below 1e-12; below the doubles' range the result is the rounded-up underflow (a tiny positive double).
+**Rounding (a running error bound, proven).**  Every ln Ŝ(n) comes with a bound E(n) on its absolute
+error: ``log_pmf_with_error`` (Loader's terms; the two bd0 terms without cancellation, see
+``numeric.binomial.bd0_with_error`` for the per-operation derivation and condition numbers), plus the
+ratio-product sum (term i within 5i·u', each addition u·s, the truncated tail bounded by twice the added
+rest) and its logarithm.  The scan maximises ln Ŝ(n) + E(n), so its result is ≥ ln max S(n) for the n
+examined; the stopping and block-skipping rules compare with the same upper value (and use the bound of the
+block tail, also with its E), so nothing skipped can exceed it.  The returned d is exp of that, rounded up
+by 2 ulps (libm exp within 1 ulp).  This replaces a fitted ERROR_PER_LOG = 25 (error measured in units
+of u(|ln d| + 32)), which failed at (2073, 0.1830161114086729, 0.20296773602290802): a bd0 term cancelled
+with condition number ≈ 20 just outside the old series band.  Worst case: the
+returned d exceeds the exact one by at most a factor e^{2E}(1 + 6u); over the accuracy points E peaks at
+14u(|ln d| + 32) (printed by the T15 accuracy check), i.e. ≤ 1e-12 relative for d ≥ 1e-120 and ≤ 2.4e-12 down
+to d = 1e-308.
 """
 from __future__ import annotations
 
@@ -57,15 +65,12 @@ from functools import lru_cache
 import numpy as np
 from numba import njit, objmode
 
-from .binomial import log_pmf
+from .binomial import U, bd0_with_error, log_pmf_with_error
 from .special import up
 
 FLOAT_MARGIN = 2.0 ** -43  # |t̂ − b| ≤ 2⁻⁴³·t̂ is decided exactly (t̂ is within 6·2⁻⁵³ relative)
 TAIL_STOP = 2.0 ** -60
 KL_SHRINK = 1e-9
-BLOCK_MARGIN = 1e-10
-ERROR_PER_LOG = 25.0  # E = ERROR_PER_LOG · 2⁻⁵³ · (|ln d| + ERROR_OFFSET); measured peak 6.2 (see checks)
-ERROR_OFFSET = 32.0
 MAX_N = 2.0 ** 52  # every integer below this is exact in a double (the public API enforces it)
 
 
@@ -170,31 +175,44 @@ def start_n(k: float, gamma: float, q: float, beta: float, eps_a: float, eps_b: 
 
 
 @njit(cache=True)
-def log_tail(n: float, j0: float, beta: float, odds: float) -> float:
-    """ln P{Bin(n, β) ≥ j₀}, never below the exact value by more than rounding (see module docstring).
+def log_tail(n: float, j0: float, beta: float, odds: float):
+    """(ln P̂, E): ln P{Bin(n, β) ≥ j₀} computed, and a bound E on its absolute error (module docstring).
 
-    Returns 0 (the trivial bound ln 1) if the first ratio is not below 1 (used only by block bounds).
+    Returns (0, 0) (the trivial bound ln 1) if the first ratio is not below 1 (used only by block bounds),
+    (−inf, 0) for an empty sum.
     """
     if j0 > n:
-        return -np.inf
+        return -np.inf, 0.0
     r = (n - j0) / (j0 + 1.0) * odds
     if r >= 1.0:
-        return 0.0
-    lp = log_pmf(j0, n, beta)
+        return 0.0, 0.0
+    lp, lp_err = log_pmf_with_error(j0, n, beta)
     s = 1.0
+    s_err = 0.0
     term = 1.0
+    i = 0.0
     j = j0
     while j < n:
         r = (n - j) / (j + 1.0) * odds
         term *= r
+        i += 1.0
         s += term
+        # term i: i products of ratios, each ratio within 4u' of exact (odds 2u, quotient u, product u),
+        # each product u: ≤ 5i·u' relative; the addition ≤ min(u·s, term)
+        s_err += 5.05 * i * U * term + min(U * s, term)
         r_next = (n - j - 1.0) / (j + 2.0) * odds
         rest = term * r_next / (1.0 - r_next)
-        if rest <= TAIL_STOP * s:
+        if rest <= TAIL_STOP * s and 1.0 - r_next >= 2.0 ** -20:
+            # exact tail ≤ T·r/(1 − r) for the exact T, r (ratios decrease); computed with relative error
+            # ≤ (5i + 9)u'·2²⁰ < 1 while i < 2³⁰, so the exact tail is < 2·rest: add rest, bound rest
             s += rest
+            s_err += rest + U * s
             break
         j += 1.0
-    return lp + math.log(s)
+    # ln ŝ: ≤ s_err/ŝ·1.01 (from ŝ) + 2u ln ŝ (libm); the final addition u|·|
+    value = lp + math.log(s)
+    err = lp_err + 1.01 * s_err / s + 2.0 * U * math.log(s) + U * abs(value)
+    return value, err
 
 
 @njit(cache=True)
@@ -208,32 +226,35 @@ def two_diff(a: float, b: float):
 
 @njit(cache=True)
 def scan(k: float, beta: float, eps_a: float, eps_b: float):
-    """(ln d, argmax n, n_m, last n examined) for d(k, β, ε_a − ε_b); ln d = nan if inadmissible."""
+    """(upper bound on ln d, argmax n, n_m, last n examined, ln d̂ unrounded) for d(k, β, ε_a − ε_b).
+
+    ln d = nan if inadmissible.  The first entry is ln Ŝ(n*) + E(n*), maximised over n (module docstring).
+    """
     nan = np.nan
     if not (0.0 < beta < 1.0) or not (k >= 1.0) or math.isnan(eps_a) or math.isnan(eps_b):
-        return nan, nan, nan, nan
+        return nan, nan, nan, nan, nan
     if eps_a == np.inf and eps_b != np.inf:
-        return -np.inf, k, k, k  # γ = 1: the sum j > n is empty
+        return -np.inf, k, k, k, -np.inf  # γ = 1: the sum j > n is empty
     hi, lo = two_diff(eps_a, eps_b)
     if not math.isfinite(hi):
-        return nan, nan, nan, nan
+        return nan, nan, nan, nan, nan
     q = (1.0 - beta) * math.exp(-hi) * math.exp(-lo)
     # precondition ε' ≥ −ln(1 − β): clear cases in floats (threshold within 10⁻¹² relative), else exact
     one_minus = 1.0 - beta
     threshold = -math.log1p(-beta)
     if hi + lo < threshold * (1.0 - 1e-12):
-        return nan, nan, nan, nan
+        return nan, nan, nan, nan, nan
     if hi + lo <= threshold * (1.0 + 1e-12) and not _admissible_objmode(beta, eps_a, eps_b):
-        return nan, nan, nan, nan
+        return nan, nan, nan, nan, nan
     gamma = -math.expm1(math.log1p(-beta) - hi - lo)
     odds = beta / one_minus
-    kl = gamma * math.log(gamma / beta) - q * hi
-    kl_lo = kl * (1.0 - KL_SHRINK)
+    kl_lo = kl_lower(gamma, q, beta, one_minus, hi + lo)
     if not kl_lo > 0.0 or not gamma > 0.0:
-        return nan, nan, nan, nan  # only for β so small that n would leave the exact integers
+        return nan, nan, nan, nan, nan  # only for β so small that n would leave the exact integers
     n = start_n(k, gamma, q, beta, eps_a, eps_b)
     n_m = n
-    best = -np.inf
+    best = -np.inf  # max over examined n of (ln Ŝ(n) + E(n)): an upper bound on ln max S(n)
+    best_value = -np.inf  # ln Ŝ at that n (unrounded, for accuracy measurement)
     arg = n
     block = 1.0
     while True:
@@ -241,41 +262,62 @@ def scan(k: float, beta: float, eps_a: float, eps_b: float):
             break
         j0 = first_j(n, q, beta, eps_a, eps_b)
         if block > 1.0:
-            bound = log_tail(n + block - 1.0, j0, beta, odds)
-            if bound + BLOCK_MARGIN * (1.0 + abs(bound)) <= best:
+            bound, bound_err = log_tail(n + block - 1.0, j0, beta, odds)
+            if bound + bound_err <= best:
                 n += block
                 block *= 2.0
                 continue
             block = max(1.0, block / 4.0)
-        value = log_tail(n, j0, beta, odds)
-        if value > best:
-            best = value
+        value, err = log_tail(n, j0, beta, odds)
+        if value + err > best:
+            best = value + err
+            best_value = value
             arg = n
         elif n > n_m:
             block = min(block * 2.0, 2.0 ** 20)
         n += 1.0
-    return best, arg, n_m, n
+    return best, arg, n_m, n, best_value
+
+
+@njit(cache=True)
+def kl_lower(gamma: float, q: float, beta: float, one_minus: float, eps: float) -> float:
+    """A lower bound on KL(γ‖β) = bd0(γ, β) + bd0(1 − γ, 1 − β) (the μ − x terms cancel), both ≥ 0.
+
+    Written as two bd0 terms there is no cancellation left; their rounding is bounded by
+    ``bd0_with_error``.  The inputs: γ̂ = −expm1(ln(1 − β) − ε) is within 6u' of γ (the exponent y is
+    within 4u|y|, and |y|·q/γ = q|ln q|/(1 − q) ≤ 1), q̂ within 4u', 1 − β within u; ∂KL/∂γ = ln(γ/β) + ε,
+    ∂/∂q of the second term ln(q/(1 − β)) = −ε, ∂/∂(1 − β) = (1 − β − q)/(1 − β).  A further 10⁻⁹ of KL
+    covers the float ε = hi + lo (|lo| ≤ u·hi).
+    """
+    b1, e1 = bd0_with_error(gamma, beta)
+    b2, e2 = bd0_with_error(q, one_minus)
+    kl = b1 + b2
+    err = (e1 + e2 + U * kl + 1.01 * U * (6.0 * gamma * (abs(math.log(gamma / beta)) + eps)
+                                         + 4.0 * q * eps + abs(one_minus - q)))
+    return (kl - err) * (1.0 - KL_SHRINK)
 
 
 @njit(cache=True)
 def rounded(log_d: float) -> float:
-    """exp(ln d̂ + E) rounded up: the per-evaluation error bound of the module docstring."""
+    """exp(ln d̂ + E) rounded up, ln d̂ + E ≥ ln d by the running bound (``scan`` returns it added).
+
+    exp is within 1 ulp (≤ 2u relative), and ``up(·, 2)`` adds ≥ 4u relative.
+    """
     if math.isnan(log_d):
         return np.nan
     if log_d == -np.inf:
         return 0.0
-    err = ERROR_PER_LOG * 2.0 ** -53 * (abs(log_d) + ERROR_OFFSET)
-    return min(1.0, up(math.exp(log_d + err), 2))
+    return min(1.0, up(math.exp(log_d), 2))
 
 
 def delta(k, beta, epsilon):
-    """T15 d(k, β, ε), rounded up (per-evaluation error bound); nan outside the domain."""
+    """T15 d(k, β, ε), rounded up (running error bound); nan outside the domain."""
     return rounded(scan(k, beta, epsilon, 0.0)[0])
 
 
 def delta_raw(k, beta, epsilon):
     """T15 d(k, β, ε), unrounded (for accuracy measurement)."""
-    return math.exp(scan(k, beta, epsilon, 0.0)[0])
+    return math.exp(scan(k, beta, epsilon, 0.0)[4])
 
 
 def delta_eps1(k, beta, epsilon, epsilon1):
@@ -285,7 +327,7 @@ def delta_eps1(k, beta, epsilon, epsilon1):
 
 def delta_eps1_raw(k, beta, epsilon, epsilon1):
     """T16 d(k, β, ε − ε₁), unrounded (for accuracy measurement)."""
-    return math.exp(scan(k, beta, epsilon, epsilon1)[0])
+    return math.exp(scan(k, beta, epsilon, epsilon1)[4])
 
 
 def argmax(k, beta, epsilon):

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from .erfcx import erfcx, erfcx_diff
-from .special import spacing, two_product, up
+from .special import down, spacing, two_product, up
 from .subsampled_profiles import GAUSSIAN, REMOVE, epsilon_search, epsilon_verified, log_gap
 
 SQRT_HALF = 0.7071067811865476  # 1/√2 rounded to nearest
@@ -128,9 +128,26 @@ def _two_sum(a: float, b: float):
 @njit(cache=True)
 def gaussian_delta_nonneg(epsilon: float, theta: float) -> float:
     """δ_θ(ε) for 0 ≤ ε < inf, θ > 0 (module docstring), unrounded."""
+    return _gaussian_nonneg(epsilon, theta, False)
+
+
+@njit(cache=True)
+def gaussian_complement_nonneg(epsilon: float, theta: float) -> float:
+    """1 − δ_θ(ε) for 0 ≤ ε < inf, θ > 0, unrounded, accurate when δ is near 1 (T10 as δ → 1).
+
+    In the second form (a < 0, θ ≥ 2) 1 − δ = ½e^{−a²/2}[erfcx(−a/√2) + erfcx(b/√2)], a sum of positive
+    terms: relative error ≤ e^{−a²/2}'s (double-double exponent: ≤ 3u) + the two erfcx values' + 4u for
+    the sum and products.  Elsewhere δ ≤ 2Φ(1) − 1 < 0.683 (ε ≥ 0, θ < 2, or a ≥ 0 where δ ≤ ½), so 1 − δ̂
+    has condition number < 2.2.
+    """
+    return _gaussian_nonneg(epsilon, theta, True)
+
+
+@njit(cache=True)
+def _gaussian_nonneg(epsilon: float, theta: float, complement: bool) -> float:
     q = epsilon / theta
     if not math.isfinite(q):
-        return 0.0
+        return 1.0 if complement else 0.0
     if q > 1e150 or theta > 1e150:  # a² overflows the double-double splitting; δ is 0 or 1 here
         a_hi = q - 0.5 * theta
         a_lo = 0.0
@@ -146,15 +163,17 @@ def gaussian_delta_nonneg(epsilon: float, theta: float) -> float:
     p2, e2 = two_product(a_hi, a_hi)
     if p2 > 1500.0:  # e^{−a²/2} < 1e-325
         if a_hi > 0.0:
-            return 0.0
+            return 1.0 if complement else 0.0
     sq_lo = e2 + 2.0 * a_hi * a_lo if math.isfinite(p2) else 0.0
     scale = math.exp(-0.5 * p2) * (1.0 - 0.5 * sq_lo)  # e^{−a²/2}
     x = a_hi * SQRT_HALF
     h = theta * SQRT_HALF
     if a_hi >= 0.0 or theta < 2.0:
-        return 0.5 * scale * erfcx_diff(x, h)
+        d = 0.5 * scale * erfcx_diff(x, h)
+        return 1.0 - d if complement else d
     b = q + 0.5 * theta  # no cancellation: both ≥ 0
-    return 1.0 - 0.5 * scale * (erfcx(-x) + erfcx(b * SQRT_HALF))
+    c = 0.5 * scale * (erfcx(-x) + erfcx(b * SQRT_HALF))
+    return c if complement else 1.0 - c
 
 
 @njit(cache=True)
@@ -236,6 +255,37 @@ def theta_at_zero(delta: float) -> float:
 
 
 @njit(cache=True)
+def _sigma_gap(epsilon: float, theta: float, delta: float) -> float:
+    """> 0 iff δ_θ(ε) > δ, as a log gap: ln δ_θ − ln δ for δ ≤ ½, and ln(1 − δ) − ln(1 − δ_θ) above, where
+    1 − δ (exact, Sterbenz) and 1 − δ_θ (``gaussian_complement_nonneg``) keep their relative accuracy as
+    δ → 1 (a gap taken on δ itself would cost 2⁻⁵³/(1 − δ) relative in σ)."""
+    if delta <= 0.5:
+        return log_gap(gaussian_delta_kernel(epsilon, theta), delta)
+    c = gaussian_complement_nonneg(epsilon, theta)
+    if c <= 0.0:
+        return np.inf
+    return log_gap(1.0 - delta, c)
+
+
+@njit(cache=True)
+def _profile_fits(epsilon: float, theta: float, delta: float) -> bool:
+    """δ_θ(ε) ≤ δ, decided on the safe side.  δ ≤ ½: the upward-rounded profile ≤ δ.  δ > ½: a lower bound on
+    1 − δ_θ(ε) ≥ 1 − δ (exact): in the second form 1 − δ_θ is rounded down by ``BUDGET_GAUSSIAN`` ulps (its
+    relative error is at most the erfcx error plus 7u, see ``gaussian_complement_nonneg``), elsewhere
+    1 − (upward-rounded δ), a subtraction that is exact (Sterbenz) for the δ ≥ ½ that matter."""
+    if delta <= 0.5:
+        return gaussian_delta_up(epsilon, theta) <= delta
+    target = 1.0 - delta
+    q = epsilon / theta
+    a = q - 0.5 * theta
+    if theta >= 2.0 and a < -1e-6 * (q + theta) and math.isfinite(q):  # second form (a < 0 with margin)
+        c = down(gaussian_complement_nonneg(epsilon, theta), BUDGET_GAUSSIAN)
+    else:
+        c = 1.0 - gaussian_delta_up(epsilon, theta)
+    return c >= target
+
+
+@njit(cache=True)
 def theta_search(epsilon: float, delta: float) -> float:
     """θ with δ_θ(ε) ≈ δ (δ increasing in θ), bracketed Illinois in ln θ, relative stopping rule."""
     if epsilon == 0.0:
@@ -247,19 +297,19 @@ def theta_search(epsilon: float, delta: float) -> float:
         if not (guess > 0.0 and math.isfinite(guess)):
             guess = 1.0
     lo = guess
-    while gaussian_delta_kernel(epsilon, lo) > delta:
+    while _sigma_gap(epsilon, lo, delta) > 0.0:
         lo *= 0.5
         if lo < 1e-320:
             return 0.0
     hi = guess * 1.0000001 + 1e-300
-    while gaussian_delta_kernel(epsilon, hi) <= delta:
+    while _sigma_gap(epsilon, hi, delta) <= 0.0:
         hi *= 2.0
         if hi > 1e300:
             return np.inf
     # θ brackets are kept as floats (exp of a log-space bracket would cost |ln θ|·2⁻⁵³); the secant
-    # step is taken in (ln θ, ln δ), where the profile is close to linear
-    f_lo = log_gap(gaussian_delta_kernel(epsilon, lo), delta)
-    f_hi = log_gap(gaussian_delta_kernel(epsilon, hi), delta)
+    # step is taken in (ln θ, ln δ) (ln(1 − δ) for δ > ½), where the profile is close to linear
+    f_lo = _sigma_gap(epsilon, lo, delta)
+    f_hi = _sigma_gap(epsilon, hi, delta)
     side = 0
     for _ in range(400):
         if hi - lo <= SEARCH_ULPS * 1.1102230246251565e-16 * lo:
@@ -274,7 +324,7 @@ def theta_search(epsilon: float, delta: float) -> float:
             mid = math.sqrt(lo) * math.sqrt(hi) if hi > 2.0 * lo else 0.5 * (lo + hi)
         if not (lo < mid < hi):
             break
-        f_mid = log_gap(gaussian_delta_kernel(epsilon, mid), delta)
+        f_mid = _sigma_gap(epsilon, mid, delta)
         if f_mid <= 0.0:
             lo, f_lo = mid, f_mid
             side = side - 1 if side <= 0 else -1
@@ -310,7 +360,7 @@ def sigma_verified(epsilon: float, delta: float, sensitivity: float) -> float:
     step = 1.0
     for _ in range(200):
         theta_upper = _div_up(sensitivity, sigma)
-        if gaussian_delta_up(epsilon, theta_upper) <= delta:
+        if _profile_fits(epsilon, theta_upper, delta):
             return sigma
         sigma = sigma + step * spacing(sigma)
         step *= 2.0

@@ -72,6 +72,14 @@ def render(results: list[Result], verbose: bool) -> str:
             if m:
                 lines.append(f"  {m['kernel']:<22} peak {m['peak_ulps']:6.2f} ulp  rms {m['rms_ulps']:5.2f}  "
                              f"budget {m['budget']:>2}  points {m['points']:>5}  worst at {m['worst']}")
+    adversarial = [r for r in results if r.check.kind == "adversarial" and r.outcome.metrics]
+    if adversarial:  # issue 10: worst signed error per kernel (negative = on the unsafe side)
+        lines.append("adversarial search per kernel (stored cases + seeded search; worst signed relative error, "
+                     "negative = unsafe):")
+        for r in adversarial:
+            m = r.outcome.metrics
+            lines.append(f"  {m['kernel']:<30} peak {m['peak_ulps']:9.3g} ulp  worst signed {m['worst_signed_rel']:+.3g}"
+                         f"  points {m['points']:>5}  at {m['worst']}")
     return "\n".join(lines)
 
 

@@ -40,7 +40,8 @@ T7 = register(Theorem(
             (sp.Or(sp.Eq(k, 1), sp.Eq(delta, 0)), delta),
             (sp.Eq(epsilon, 0), k * delta),
             (sp.Eq(epsilon, sp.oo, evaluate=False), sp.Integer(1)),  # unevaluated: ε is declared finite
-            (k * epsilon <= 700, delta * ratio),
+            # kε − ln ε ≤ 700 keeps ratio ≤ e^{kε}/ε below e^{700} (kε ≤ 700 alone overflowed for tiny ε)
+            (k * epsilon - sp.log(epsilon) <= 700, delta * ratio),
             # log space: δ e^{(k−1)ε} (1 − e^{−kε}) / (1 − e^{−ε}), no overflow for any ε
             (sp.true, ExpMulScaled(delta, k - 1, epsilon,
                                    sp.log(-expm1(-k * epsilon)) - sp.log(-expm1(-epsilon)))),

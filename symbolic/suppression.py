@@ -61,7 +61,7 @@ def _t12_delta_branches():
         (sp.Eq(D, 1), delta),
         (sp.Eq(epsilon, 0), D * delta),
         (sp.Eq(epsilon, sp.oo, evaluate=False), sp.Integer(1)),
-        (D * epsilon <= 700, delta * _ratio12),
+        (D * epsilon - sp.log(epsilon) <= 700, delta * _ratio12),  # as T7: no overflow of the ratio
         (sp.true, ExpMulScaled(delta, D - 1, epsilon,
                                sp.log(-expm1(-D * epsilon)) - sp.log(-expm1(-epsilon)))),
     ), ((_ratio12, Expm1Mul(D, epsilon) / (sp.exp(epsilon) - 1)),)

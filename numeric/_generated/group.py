@@ -16,12 +16,12 @@ def t7_epsilon_raw(epsilon, k):
 
 
 def t7_delta(epsilon, delta, k):
-    """T7 delta: Group privacy, rounded upward by 6 ulps."""
+    """T7 delta: Group privacy, rounded upward by 8 ulps (130 in the log-space branch)."""
     ratio = expm1_mul(k, epsilon)/math.expm1(epsilon)
-    return min(1.0, ((delta) if (delta == 0.0) or (k == 1.0) else (mul_up(delta, k)) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (up(delta*ratio, 6)) if (k*epsilon <= 700.0) else (up(exp_mul_scaled(delta, k - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-k*epsilon))), 6))))
+    return min(1.0, ((delta) if (delta == 0.0) or (k == 1.0) else (mul_up(delta, k)) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (up(delta*ratio, 8)) if (k*epsilon - math.log(epsilon) <= 700.0) else (up(exp_mul_scaled(delta, k - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-k*epsilon))), 130))))
 
 
 def t7_delta_raw(epsilon, delta, k):
     """T7 delta, unrounded (for accuracy measurement)."""
     ratio = expm1_mul(k, epsilon)/math.expm1(epsilon)
-    return min(1.0, ((delta) if (delta == 0.0) or (k == 1.0) else (delta*k) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (delta*ratio) if (k*epsilon <= 700.0) else (exp_mul_scaled(delta, k - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-k*epsilon))))))
+    return min(1.0, ((delta) if (delta == 0.0) or (k == 1.0) else (delta*k) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (delta*ratio) if (k*epsilon - math.log(epsilon) <= 700.0) else (exp_mul_scaled(delta, k - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-k*epsilon))))))

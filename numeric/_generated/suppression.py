@@ -16,15 +16,15 @@ def t12_epsilon_raw(epsilon, sensitivity):
 
 
 def t12_delta(epsilon, delta, sensitivity):
-    """T12 delta: Deterministic suppression, rounded upward by 6 ulps."""
+    """T12 delta: Deterministic suppression, rounded upward by 8 ulps (130 in the log-space branch)."""
     ratio = expm1_mul(sensitivity, epsilon)/math.expm1(epsilon)
-    return min(1.0, ((0.0) if (sensitivity == 0.0) or (delta == 0.0) else (delta) if (sensitivity == 1.0) else (mul_up(delta, sensitivity)) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (up(delta*ratio, 6)) if (sensitivity*epsilon <= 700.0) else (up(exp_mul_scaled(delta, sensitivity - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-sensitivity*epsilon))), 6))))
+    return min(1.0, ((0.0) if (sensitivity == 0.0) or (delta == 0.0) else (delta) if (sensitivity == 1.0) else (mul_up(delta, sensitivity)) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (up(delta*ratio, 8)) if (sensitivity*epsilon - math.log(epsilon) <= 700.0) else (up(exp_mul_scaled(delta, sensitivity - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-sensitivity*epsilon))), 130))))
 
 
 def t12_delta_raw(epsilon, delta, sensitivity):
     """T12 delta, unrounded (for accuracy measurement)."""
     ratio = expm1_mul(sensitivity, epsilon)/math.expm1(epsilon)
-    return min(1.0, ((0.0) if (sensitivity == 0.0) or (delta == 0.0) else (delta) if (sensitivity == 1.0) else (sensitivity*delta) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (delta*ratio) if (sensitivity*epsilon <= 700.0) else (exp_mul_scaled(delta, sensitivity - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-sensitivity*epsilon))))))
+    return min(1.0, ((0.0) if (sensitivity == 0.0) or (delta == 0.0) else (delta) if (sensitivity == 1.0) else (sensitivity*delta) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (delta*ratio) if (sensitivity*epsilon - math.log(epsilon) <= 700.0) else (exp_mul_scaled(delta, sensitivity - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-sensitivity*epsilon))))))
 
 
 def t14_delta(delta, m):

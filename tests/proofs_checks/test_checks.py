@@ -27,7 +27,7 @@ def test_check_passes(check):
 def test_every_foundation_theorem_has_every_kind_of_check():
     for tid in FOUNDATION:
         kinds = {c.kind for c in CHECKS if tid in c.theorems}
-        assert kinds == {"symbolic", "accuracy", "brute-force", "property"}, (tid, kinds)
+        assert kinds == {"symbolic", "accuracy", "brute-force", "property", "adversarial"}, (tid, kinds)
 
 
 # ---- the checks can fail --------------------------------------------------------------------------------
