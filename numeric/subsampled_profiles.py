@@ -394,15 +394,31 @@ def remove_with_error(mech: int, epsilon: float, theta: float, q: float):
         err_s = DD_REL * (abs(epsilon) + abs(lqh) + 1.0) + 1e-300
         v, s = base_at(mech, sh, sl, theta, err_s)
         return _scaled(q, 0.0, v, s, err_s)
+    eh, el, rh, rl, err_r = expm1_shared(epsilon)
+    return remove_core(mech, epsilon, theta, q, eh, el, rh, rl, err_r)
+
+
+@njit(cache=True)
+def expm1_shared(epsilon: float):
+    """The part of T11 both directions share: E = e^ε − 1 (double-double) and, for |ε| < 0.35, R = E − ε with
+    its error bound (``expm1_parts``); R is not used (0) for larger |ε|.  −745 ≤ ε ≤ 709."""
+    if abs(epsilon) < 0.35:
+        return expm1_parts(epsilon)
+    eh, el = dd_expm1(epsilon)
+    return eh, el, 0.0, 0.0, 0.0
+
+
+@njit(cache=True)
+def remove_core(mech: int, epsilon: float, theta: float, q: float, eh: float, el: float, rh: float, rl: float,
+                err_r: float):
+    """REMOVE for 0 < q < 1 and finite ε ≤ 709, given ``expm1_shared(ε)``: (δ unrounded, error bound)."""
     if abs(epsilon) < 0.35:
         # Z = q + E = (q + ε) + R, R = e^ε − 1 − ε: q + ε is exact (two_sum), so near the threshold ε ≈ −q
         # Z carries the error of R (≈ ε²/2) only, not that of E
-        eh, el, rh, rl, err_r = expm1_parts(epsilon)
         ah, al = two_sum(q, epsilon)
         zh, zl = dd_add(ah, al, rh, rl)
         err_z = err_r + DD_REL * (abs(ah) + abs(rh))
     else:
-        eh, el = dd_expm1(epsilon)
         zh, zl = dd_add(eh, el, q, 0.0)
         err_z = DD_REL * (2.0 * abs(eh) + q)
     if zh <= 4.0 * err_z:  # 1 − e^ε branch, or too close to its threshold to tell: −E + Z⁺ bounds both
@@ -430,11 +446,18 @@ def add_with_error(mech: int, epsilon: float, theta: float, q: float):
         return remove_with_error(mech, epsilon, theta, 1.0)
     if epsilon > 709.0:  # c = 1 − (1 − q)e^ε < 0 for q < 1 − 2⁻⁵³ and ε > 37
         return 0.0, EXACT
+    eh, el, rh, rl, err_r = expm1_shared(epsilon)
+    return add_core(mech, epsilon, theta, q, eh, el, rh, rl, err_r)
+
+
+@njit(cache=True)
+def add_core(mech: int, epsilon: float, theta: float, q: float, eh: float, el: float, rh: float, rl: float,
+             err_r: float):
+    """ADD for 0 < q < 1 and finite ε ≤ 709, given ``expm1_shared(ε)``: (δ unrounded, error bound)."""
     oh, ol = two_sum(1.0, -q)  # 1 − q exactly
     if abs(epsilon) < 0.35:
         # c = q − (1 − q)E = (q − ε) + qε − (1 − q)R with q − ε and qε exact (two_sum, two_product): next to
         # the threshold c → 0 the error is DD_REL times |q − ε| + qε + R (≈ ε² there), not times q
-        eh, el, rh, rl, err_r = expm1_parts(epsilon)
         dh, dl = two_sum(q, -epsilon)
         mh, ml = two_product(q, epsilon)
         ph, pl = dd_mul(oh, ol, rh, rl)
@@ -442,7 +465,6 @@ def add_with_error(mech: int, epsilon: float, theta: float, q: float):
         ch, cl = dd_add(ch, cl, -ph, -pl)
         err_c = err_r + DD_REL * (abs(dh) + abs(mh) + abs(ph))
     else:
-        eh, el = dd_expm1(epsilon)
         if eh * (1.0 - q) > 2.0:  # c < −1 with certainty (and the products below stay far from overflow)
             return 0.0, EXACT
         ph, pl = dd_mul(oh, ol, eh, el)
@@ -487,6 +509,27 @@ def delta_up(mech: int, direction: int, epsilon: float, theta: float, q: float) 
         return v
     budget = BUDGET_GAUSSIAN if mech == GAUSSIAN else BUDGET_LAPLACE
     return min(1.0, up(v + err, budget))
+
+
+@njit(cache=True)
+def _rounded(mech: int, v: float, err: float) -> float:
+    if err == EXACT:
+        return v
+    return min(1.0, up(v + err, BUDGET_GAUSSIAN if mech == GAUSSIAN else BUDGET_LAPLACE))
+
+
+@njit(cache=True)
+def delta_up_both(mech: int, epsilon: float, theta: float, q: float) -> float:
+    """max(REMOVE, ADD) rounded up (the add/remove profile), with E = e^ε − 1 (and R) computed once."""
+    if not (0.0 < q < 1.0 and -745.0 <= epsilon <= 709.0):
+        return max(delta_up(mech, REMOVE, epsilon, theta, q), delta_up(mech, ADD, epsilon, theta, q))
+    eh, el, rh, rl, err_r = expm1_shared(epsilon)
+    v, err = remove_core(mech, epsilon, theta, q, eh, el, rh, rl, err_r)
+    d_remove = _rounded(mech, v, err)
+    if epsilon >= 0.0 and d_remove == 0.0:  # REMOVE ≥ ADD ≥ 0 for ε ≥ 0 (SPEC T11)
+        return 0.0
+    v, err = add_core(mech, epsilon, theta, q, eh, el, rh, rl, err_r)
+    return max(d_remove, _rounded(mech, v, err))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -568,6 +611,14 @@ def epsilon_verified(mech: int, direction: int, delta: float, theta: float, q: f
 # ----------------------------------------------------------------------------------------------------
 # the kernels the record names (every kernel receives every parameter: epsilon, delta, theta, rate)
 # ----------------------------------------------------------------------------------------------------
+
+def gaussian_both(epsilon, delta, theta, rate):
+    return delta_up_both(GAUSSIAN, epsilon, theta, rate)
+
+
+def laplace_both(epsilon, delta, theta, rate):
+    return delta_up_both(LAPLACE, epsilon, theta, rate)
+
 
 def gaussian_remove(epsilon, delta, theta, rate):
     return delta_up(GAUSSIAN, REMOVE, epsilon, theta, rate)

@@ -122,3 +122,16 @@ def test_inverse_at_tiny_theta_is_tight():
     # δ(ε) near 0 falls with slope ≈ 1/2 per unit ε: the exact root is ≈ 2e-9·δ(0); allow a factor 2
     assert eps < 2 * 2e-9 * d0 * 2
     assert mp.mpf(bounds.subsampled_gaussian_profile(eps, theta, q, direction="remove")) <= mp.mpf(d0 * (1 - 1e-9))
+
+
+def test_both_kernel_equals_maximum_of_directions():
+    """direction="both" runs one kernel on a shared e^ε − 1: bit-identical to max(REMOVE, ADD)."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    e = np.concatenate([rng.uniform(-3, 10, n), 10 ** rng.uniform(-20, 0, n), -(10 ** rng.uniform(-20, 0, n)),
+                        [0.0, np.inf, -np.inf, 800.0, -800.0]])
+    t = 10 ** rng.uniform(-3, 3, e.size)
+    q = np.concatenate([10 ** rng.uniform(-12, 0, e.size - 5), [0.0, 1.0, 0.5, 0.5, 1e-300]])
+    for f in (bounds.subsampled_gaussian_profile, bounds.subsampled_laplace_profile):
+        both = f(e, t, q)
+        assert np.array_equal(both, np.maximum(f(e, t, q, direction="remove"), f(e, t, q, direction="add")))
