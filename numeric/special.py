@@ -179,12 +179,36 @@ def exp_mul_scaled(scale: float, a: float, b: float, tail: float) -> float:
 
 
 @njit(cache=True)
+def next_up(p: float) -> float:
+    """The next double above p for 2⁻⁹⁰⁰ < p < 2⁹⁰⁰: p + fl(p·3·2⁻⁵⁴), one multiply and one add (no libm call).
+
+    For p in the binade [2ᵏ, 2ᵏ⁺¹) with spacing u = 2ᵏ⁻⁵², p·3·2⁻⁵⁴ ∈ [0.75u, 1.5u) and its rounding moves it by
+    at most a relative 2⁻⁵³, so the exact sum lies in (p + 0.74u, p + 1.5u]: the nearest double is p + u (the
+    next one; at the binade's top it is 2ᵏ⁺¹, spaced 2u from its successor, and the sum's excess there is
+    at most 0.5u).  The only tie, an offset of exactly 1.5u, needs p = 2ᵏ⁺¹ − u, where the sum is 2ᵏ⁺¹ + u/2
+    and rounds to 2ᵏ⁺¹, the next double.  Checked against ``np.nextafter`` in tests/numeric/test_special.py.
+    """
+    return p + p * 1.6653345369377348e-16  # 3·2⁻⁵⁴, exact
+
+
+@njit(cache=True)
+def next_down(q: float) -> float:
+    """The next double below q for 2⁻⁹⁰⁰ < q < 2⁹⁰⁰: q − q·2⁻⁵³ (the scaling is exact).
+
+    For q = 2ᵏ the step below is u/2 (u = 2ᵏ⁻⁵²) and q·2⁻⁵³ = u/2 exactly: the difference is representable.
+    Otherwise q ∈ (2ᵏ, 2ᵏ⁺¹), the step below is u and q·2⁻⁵³ ∈ (u/2, u): the difference lies strictly between
+    q − u and q − u/2, nearest to q − u (also when q − u = 2ᵏ).
+    """
+    return q - q * 1.1102230246251565e-16  # 2⁻⁵³
+
+
+@njit(cache=True)
 def mul_up(a: float, b: float) -> float:
     """a·b rounded upward (a, b ≥ 0): the nearest product, moved up one float only if it was below."""
     p, e = two_product(a, b)
     if not EXACT_SPLIT_MIN < p < EXACT_SPLIT_MAX:  # the error term may be inexact: step up regardless
         return np.nextafter(p, np.inf) if (a != 0.0 and b != 0.0) else p
-    return np.nextafter(p, np.inf) if e > 0.0 else p
+    return next_up(p) if e > 0.0 else p
 
 
 @njit(cache=True)
@@ -195,5 +219,5 @@ def div_down(a: float, b: float) -> float:
         return max(np.nextafter(q, -np.inf), 0.0)  # the residual may be inexact: step down regardless
     hi, lo = two_product(q, b)  # q·b = hi + lo exactly; a − q·b < 0 ⇔ q is above a/b
     if (a - hi) - lo < 0.0:
-        return np.nextafter(q, -np.inf)
+        return next_down(q)
     return q
