@@ -373,6 +373,36 @@ def _scaled(w: float, rho_w: float, v: float, s: float, err_s: float):
 
 
 @njit(cache=True)
+def base_with_error(mech: int, epsilon: float, theta: float):
+    """T11 at q = 1, i.e. the base profile δ_θ(ε) (T8/T9) at a float argument, extended to ε < 0 by
+    δ(−s) = 1 − e^{−s} + e^{−s}δ(s): (value, error slot) for finite ε."""
+    if epsilon >= 0.0:
+        v, s = base_at(mech, epsilon, 0.0, theta, 0.0)
+        return v, (EXACT if s == EXACT else 0.0)
+    v, _ = base_at(mech, -epsilon, 0.0, theta, 0.0)
+    return -math.expm1(epsilon) + math.exp(epsilon) * v, 0.0
+
+
+@njit(cache=True)
+def _rounded(mech: int, v: float, err: float) -> float:
+    if err == EXACT:
+        return v
+    return min(1.0, up(v + err, BUDGET_GAUSSIAN if mech == GAUSSIAN else BUDGET_LAPLACE))
+
+
+@njit(cache=True)
+def base_up(mech: int, epsilon: float, theta: float) -> float:
+    """δ_θ(ε) rounded up: exactly ``delta_up(mech, REMOVE, ε, θ, 1.0)``, without compiling the T11 argument
+    machinery (the with-replacement white-box kernels call it once per group size)."""
+    if epsilon == np.inf:
+        return 0.0
+    if epsilon == -np.inf:
+        return 1.0
+    v, err = base_with_error(mech, epsilon, theta)
+    return _rounded(mech, v, err)
+
+
+@njit(cache=True)
 def remove_with_error(mech: int, epsilon: float, theta: float, q: float):
     """(REMOVE δ unrounded, bound on the error not covered by the budget)."""
     if epsilon == np.inf:
@@ -382,11 +412,7 @@ def remove_with_error(mech: int, epsilon: float, theta: float, q: float):
     if q == 0.0:
         return (-math.expm1(epsilon), 0.0) if epsilon < 0.0 else (0.0, EXACT)
     if q == 1.0:  # the base profile itself (T8/T9 at a float argument)
-        if epsilon >= 0.0:
-            v, s = base_at(mech, epsilon, 0.0, theta, 0.0)
-            return v, (EXACT if s == EXACT else 0.0)
-        v, _ = base_at(mech, -epsilon, 0.0, theta, 0.0)
-        return -math.expm1(epsilon) + math.exp(epsilon) * v, 0.0
+        return base_with_error(mech, epsilon, theta)
     if epsilon > 709.0:
         # ε_q = ε − ln q + ln(1 − (1 − q)e^{−ε}); the last term is below 1e-307 in magnitude
         lqh, lql = dd_log(q, 0.0)
@@ -509,13 +535,6 @@ def delta_up(mech: int, direction: int, epsilon: float, theta: float, q: float) 
         return v
     budget = BUDGET_GAUSSIAN if mech == GAUSSIAN else BUDGET_LAPLACE
     return min(1.0, up(v + err, budget))
-
-
-@njit(cache=True)
-def _rounded(mech: int, v: float, err: float) -> float:
-    if err == EXACT:
-        return v
-    return min(1.0, up(v + err, BUDGET_GAUSSIAN if mech == GAUSSIAN else BUDGET_LAPLACE))
 
 
 @njit(cache=True)

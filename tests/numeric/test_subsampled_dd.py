@@ -135,3 +135,12 @@ def test_both_kernel_equals_maximum_of_directions():
     for f in (bounds.subsampled_gaussian_profile, bounds.subsampled_laplace_profile):
         both = f(e, t, q)
         assert np.array_equal(both, np.maximum(f(e, t, q, direction="remove"), f(e, t, q, direction="add")))
+
+
+def test_base_up_is_t11_at_rate_one():
+    """The with-replacement white-box kernels use base_up: the same value as T11 REMOVE at q = 1."""
+    rng = np.random.default_rng(11)
+    es = np.concatenate([rng.uniform(-5, 30, 300), [0.0, np.inf, -np.inf, 1e-300, -1e-300, 800.0]])
+    for mech in (sp.GAUSSIAN, sp.LAPLACE):
+        for e, t in zip(es, 10 ** rng.uniform(-3, 3, es.size)):
+            assert sp.base_up(mech, e, t) == sp.delta_up(mech, sp.REMOVE, e, t, 1.0)
