@@ -14,16 +14,29 @@ negative arguments by δ_b(−s) = 1 − e^{−s} + e^{−s}δ_b(s).  With E = e
 So the accurate T9/T8 machinery is reused at the argument s = ε_q or t.  The catch is the argument itself:
 the Gaussian profile's relative sensitivity to s is about a/θ (a = s/θ − θ/2, up to ~38/θ where δ does not
 underflow), so an s rounded to a float would cost up to ~a(a + θ/2)·2⁻⁵³ relative (≈ 3e-13 at δ = 1e-300).
-Hence s is computed in double-double (≈ 2⁻¹⁰⁴ relative): E = expm1(ε) by range reduction with a three-part
-ln 2 and a double-double Taylor series; ln of a double-double by frexp splitting, log1p and one Newton step
-checked with the double-double expm1; then a = s/θ − θ/2 in double-double as in T9.
+Hence s is computed in double-double (≈ 2⁻¹⁰⁴ relative), as s = log1p(E/w) with w = q (REMOVE) or c (ADD)
+(E/w = (q e^ε − c)/c for ADD), so s keeps a *relative* accuracy as ε → 0 — the difference ln Z − ln q used
+before had an absolute error floor ≈ 2⁻⁹⁴ that cost 1e-7 relative at ε = 0, θ = 1e-20 (issue 10):
+
+- E = e^ε − 1: |ε| < 0.35 table-driven (ε = j/256 + r, |r| ≤ 2⁻⁹, e^{j/256} − 1 from ``numeric.expm1_table``,
+  e^r − 1 by an 11-term series whose first five terms are double-double); larger |ε| by the three-part ln 2
+  reduction first.  The table also gives R = e^ε − 1 − ε without cancellation.
+- Near the thresholds Z = q + E → 0 (REMOVE, ε ≈ −q) and c → 0 (ADD, e^ε(1 − q) ≈ 1) the small quantity is
+  formed as (q + ε) + R and (q − ε) + qε − (1 − q)R: q ± ε and qε are exact (two_sum, two_product), so its
+  error is DD_REL times |q ± ε| + qε + R (≈ ε²) instead of times q — the ADD point one float from the
+  threshold (ε = 3.337e-6, q = 3.337e-6, c ≈ 1e-24) went from 1.1e-6 to 1e-13 relative.
+- log1p of a double-double by a float log1p and one Newton step with the double-double expm1; ln of a
+  double-double (|X| > 0.29) by frexp splitting and the same log1p; then a = s/θ − θ/2 in double-double.
+- ``delta_up_both`` (direction="both") computes E (and R) once for both directions.
 
 **Running error bound.**  Besides the float evaluation of the base profile (covered by a measured budget in
-ulps, as for T9), the kernel carries an absolute error bound ``err_s`` on s (a generous 2⁻⁹⁴ per unit of the
-logs it adds, plus, for ADD, the relative error of c, which is large where c cancels near the threshold
-e^ε = 1/(1 − q)) and adds S·err_s to the value, S ≥ |dδ_b/ds| (≤ ½e^{−a²/2} for a ≥ 0, ≤ 1 otherwise; ½
-for Laplace).  Branch decisions (q + E > 0, c > 0, s ≥ θ for Laplace's exact zero) are taken only when
-they are certain; in the uncertain band the kernel returns a value that bounds both sides.
+ulps, as for T9), the kernel carries an absolute error bound ``err_s`` on s (``shifted_log``: derived there
+from the relative errors of E, w and N = w + E, DD_REL = 2⁻⁹⁴ per quantity) and adds 2S·err_s to the value,
+S ≥ |dδ_b/ds| (Gaussian: ½e^{−a²/2}·erfcx((a + θ)/√2) bounded by Abramowitz–Stegun 7.1.13, see
+``gaussian_at``; ½ for Laplace), and the relative error of the weight (q exact, c with err_c).  Branch
+decisions (q + E > 0, c > 0, s ≥ θ for Laplace's exact zero) are taken only when they are certain
+(Z, c > 4× their error bound, which also keeps every relative error ≤ 1/3 for the bounds in
+``shifted_log``); in the uncertain band the kernel returns a value that bounds both sides.
 """
 from __future__ import annotations
 
