@@ -520,6 +520,8 @@ def add_core(mech: int, epsilon: float, theta: float, q: float, eh: float, el: f
     else:
         nh, nl = dd_exp(epsilon)
     nh, nl = dd_mul_f(nh, nl, q)
+    if epsilon <= -0.35 and nh < 1e-290:  # q e^ε (near) underflow: δ = −E + q e^ε·δ_b(−t) ∈ [−E, −E + q e^ε], −E ≥ 0.29
+        return -eh, DD_REL * abs(eh) + 2.0 * nh + 1e-300
     th, tl, err_t = shifted_log(eh, el, DD_REL, nh, nl, 2.0 * DD_REL, ch, cl, rho_c)  # t = ln(q e^ε/c)
     if th >= 0.0:
         v, s = base_at(mech, th, tl, theta, err_t)

@@ -144,3 +144,15 @@ def test_base_up_is_t11_at_rate_one():
     for mech in (sp.GAUSSIAN, sp.LAPLACE):
         for e, t in zip(es, 10 ** rng.uniform(-3, 3, es.size)):
             assert sp.base_up(mech, e, t) == sp.delta_up(mech, sp.REMOVE, e, t, 1.0)
+
+
+def test_very_negative_epsilon_is_finite_and_safe():
+    """ε far below 0 (q e^ε underflows): finite unrounded values and error bounds, rounded δ ≥ 1 − e^ε."""
+    for e in (-800.0, -746.0, -745.0, -740.0, -720.0, -40.0, -0.5):
+        for q in (1e-300, 1e-5, 0.5, 0.999999):
+            for mech in (sp.GAUSSIAN, sp.LAPLACE):
+                for f in (sp.remove_with_error, sp.add_with_error):
+                    v, err = f(mech, e, 1.0, q)
+                    assert math.isfinite(v) and math.isfinite(err), (f.__name__, mech, e, q, v, err)
+                for d in (sp.REMOVE, sp.ADD):
+                    assert mp.mpf(sp.delta_up(mech, d, e, 1.0, q)) >= -mp.expm1(mp.mpf(e))
