@@ -16,7 +16,8 @@ Measured (see benchmarks/README.md for what each row means and recorded numbers)
 (f)  the first ``poisson_subsampling`` call in a fresh interpreter with a warm on-disk numba cache
      (and, for scale, ``import numba`` alone in a fresh interpreter).
 
-In-process rows are best-of-R (the least disturbed run); subprocess rows are medians.  Nothing here is
+In-process rows are best-of-R CPU times (the least disturbed run); subprocess rows are medians of the CPU
+time measured inside each child (``time.process_time``).  Nothing here is
 asserted: speed is reported, never tested.
 """
 from __future__ import annotations
@@ -41,12 +42,12 @@ import numpy as np  # noqa: E402
 
 
 def best_of(function: Callable[[], object], repeats: int) -> float:
-    """Smallest wall time of ``repeats`` calls (seconds)."""
+    """Smallest CPU time (time.process_time) of ``repeats`` calls (seconds): the machine may be shared."""
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.process_time()
         function()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return min(times)
 
 
@@ -61,28 +62,28 @@ def fresh_python(code: str) -> dict:
 
 IMPORT_PROBE = """
 import json, sys, time
-start = time.perf_counter()
+start = time.process_time()
 import bounds
-elapsed = time.perf_counter() - start
+elapsed = time.process_time() - start
 print(json.dumps({"seconds": elapsed, "sympy": "sympy" in sys.modules, "numba": "numba" in sys.modules}))
 """
 
 NUMBA_PROBE = """
 import json, time
-start = time.perf_counter()
+start = time.process_time()
 import numba
-print(json.dumps({"seconds": time.perf_counter() - start}))
+print(json.dumps({"seconds": time.process_time() - start}))
 """
 
 FIRST_CALL_PROBE = """
 import json, sys, time
 import bounds
-start = time.perf_counter()
+start = time.process_time()
 bounds.poisson_subsampling(1.0, 1e-6, 0.01)
-first = time.perf_counter() - start
-start = time.perf_counter()
+first = time.process_time() - start
+start = time.process_time()
 bounds.poisson_subsampling(1.0, 1e-6, 0.01)
-second = time.perf_counter() - start
+second = time.process_time() - start
 print(json.dumps({"first": first, "second": second, "sympy": "sympy" in sys.modules}))
 """
 

@@ -23,8 +23,21 @@ def _evaluate(function: str, mechanism: str, direction: str, suffix: str, **para
     directions = _direction(function, direction)
     scalar = is_scalar(*params.values())
     arrays = validate(function, "T11", **params)
+    if len(directions) == 2 and not suffix:  # one kernel for the maximum: e^ε − 1 computed once per point
+        return as_output(_both(mechanism, arrays), scalar)
     results = [evaluate("T11", f"{mechanism}_{d}{suffix}", arrays) for d in directions]
     return as_output(np.maximum.reduce(results) if len(results) > 1 else results[0], scalar)
+
+
+def _both(mechanism: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    """max(REMOVE, ADD) from ``numeric.subsampled_profiles.{mechanism}_both`` (the same rounded values as the
+    maximum of the two direction kernels: it runs the same code on a shared e^ε − 1)."""
+    from numeric import kernel
+
+    with np.errstate(all="ignore"):
+        result = kernel(f"numeric.subsampled_profiles:{mechanism}_both", 4)(
+            arrays["epsilon"], 0.0, arrays["theta"], arrays["rate"])
+    return np.asarray(result, dtype=np.float64)
 
 
 def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,

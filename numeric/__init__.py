@@ -29,7 +29,36 @@ def source_hash() -> str:
     return digest.hexdigest()[:16]
 
 
+def _import_numba() -> None:
+    """Import numba without its BLAS probe importing scipy.linalg (≈ 0.3–0.4 s of a fresh process; no kernel here
+    uses BLAS).
+
+    ``numba.np.arraymath`` sets ``_HAVE_BLAS`` at import by importing ``scipy.linalg.cython_blas``.  While numba
+    is imported here, ``scipy.linalg`` (if not loaded yet) (or ``scipy`` itself) is masked so that probe fails fast; afterwards the
+    mask is removed and ``_HAVE_BLAS`` is set to what the probe would have found (scipy installed or not),
+    without importing it.  numba's BLAS users (``np.dot`` …) import scipy themselves when first compiled, so
+    user code in the same process behaves as before.
+    """
+    import sys
+
+    if "numba" in sys.modules:
+        return
+    import importlib.util
+
+    mask = None if "scipy.linalg" in sys.modules else "scipy.linalg" if "scipy" in sys.modules else "scipy"
+    if mask:
+        sys.modules[mask] = None  # type: ignore[assignment]  # `import` of it raises ImportError
+    try:
+        import numba.np.arraymath as arraymath
+    finally:
+        if mask and sys.modules.get(mask, 0) is None:
+            del sys.modules[mask]
+    if mask:
+        arraymath._HAVE_BLAS = importlib.util.find_spec("scipy") is not None
+
+
 def _configure_cache() -> None:
+    _import_numba()
     from numba import config
 
     if not config.CACHE_DIR:

@@ -16,7 +16,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 LN2_HI = 6.93147180369123816490e-01  # 0x3FE62E42FEE00000: e * LN2_HI is exact for |e| < 2**20
 LN2_LO = 1.90821492927058770002e-10  # ln 2 − LN2_HI
@@ -77,12 +80,38 @@ def amplify_large(eps: float, eta: float) -> float:
     return math.log1p(math.exp(head) * math.exp(tail))
 
 
-@njit(cache=True)
-def two_product(a: float, b: float):
-    """(p, e) with p = fl(a·b) and a·b = p + e exactly (Dekker/Veltkamp; no FMA needed)."""
-    p = a * b
-    if not math.isfinite(p):
-        return p, 0.0
+@intrinsic
+def fma(typingctx, a, b, c):
+    """a·b + c with a single rounding (LLVM's llvm.fma.f64: the FMA instruction where the CPU has one,
+    else a correctly rounded library call, so the result is the same on every machine)."""
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.DoubleType(), [ir.DoubleType()] * 3)
+        return builder.call(cgutils.get_or_insert_function(builder.module, fnty, "llvm.fma.f64"), args)
+
+    return sig, codegen
+
+
+def _host_has_fma() -> bool:
+    try:
+        import llvmlite.binding as llvm
+
+        return bool(llvm.get_host_cpu_features().get("fma", False))
+    except Exception:  # pragma: no cover - an unusual llvmlite: fall back to Dekker's product
+        return False
+
+
+# With a hardware FMA the error term of a product is one instruction (fma(a, b, −p) = a·b − p exactly: the
+# exact value is representable whenever Dekker's is, i.e. no underflow, and it is computed with one rounding);
+# without one, Dekker/Veltkamp splitting (17 flops) is faster than a software fma.  Both give the same (p, e)
+# wherever Dekker's splitting is exact (the FMA also where it is not: huge or tiny factors).
+HAS_FMA = _host_has_fma()
+
+
+def _dekker_error(a: float, b: float, p: float) -> float:
+    """a·b − p exactly for p = fl(a·b) finite (Dekker/Veltkamp splitting; exact unless something underflows
+    or the splitting overflows, |a|, |b| ≲ 2⁹⁹⁶)."""
     split = 134217729.0  # 2^27 + 1
     t = split * a
     a_hi = t - (t - a)
@@ -90,8 +119,32 @@ def two_product(a: float, b: float):
     t = split * b
     b_hi = t - (t - b)
     b_lo = b - b_hi
-    e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    return p, e
+    return ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+
+
+_dekker_error_compiled = njit(cache=True)(_dekker_error)
+
+
+def product_error(a: float, b: float, p: float) -> float:
+    """a·b − p for p = fl(a·b): Dekker in plain Python; compiled code gets one FMA (overload below)."""
+    return _dekker_error(a, b, p)
+
+
+@overload(product_error)
+def _product_error_overload(a, b, p):
+    if HAS_FMA:
+        return lambda a, b, p: fma(a, b, -p)
+    return lambda a, b, p: _dekker_error_compiled(a, b, p)
+
+
+@njit(cache=True)
+def two_product(a: float, b: float):
+    """(p, e) with p = fl(a·b) and a·b = p + e exactly (one FMA where the CPU has one, else Dekker/Veltkamp;
+    the same (p, e) wherever Dekker's is exact, and the plain-Python route uses Dekker)."""
+    p = a * b
+    if not math.isfinite(p):
+        return p, 0.0
+    return p, product_error(a, b, p)
 
 
 @njit(cache=True)
@@ -126,12 +179,36 @@ def exp_mul_scaled(scale: float, a: float, b: float, tail: float) -> float:
 
 
 @njit(cache=True)
+def next_up(p: float) -> float:
+    """The next double above p for 2⁻⁹⁰⁰ < p < 2⁹⁰⁰: p + fl(p·3·2⁻⁵⁴), one multiply and one add (no libm call).
+
+    For p in the binade [2ᵏ, 2ᵏ⁺¹) with spacing u = 2ᵏ⁻⁵², p·3·2⁻⁵⁴ ∈ [0.75u, 1.5u) and its rounding moves it by
+    at most a relative 2⁻⁵³, so the exact sum lies in (p + 0.74u, p + 1.5u]: the nearest double is p + u (the
+    next one; at the binade's top it is 2ᵏ⁺¹, spaced 2u from its successor, and the sum's excess there is
+    at most 0.5u).  The only tie, an offset of exactly 1.5u, needs p = 2ᵏ⁺¹ − u, where the sum is 2ᵏ⁺¹ + u/2
+    and rounds to 2ᵏ⁺¹, the next double.  Checked against ``np.nextafter`` in tests/numeric/test_special.py.
+    """
+    return p + p * 1.6653345369377348e-16  # 3·2⁻⁵⁴, exact
+
+
+@njit(cache=True)
+def next_down(q: float) -> float:
+    """The next double below q for 2⁻⁹⁰⁰ < q < 2⁹⁰⁰: q − q·2⁻⁵³ (the scaling is exact).
+
+    For q = 2ᵏ the step below is u/2 (u = 2ᵏ⁻⁵²) and q·2⁻⁵³ = u/2 exactly: the difference is representable.
+    Otherwise q ∈ (2ᵏ, 2ᵏ⁺¹), the step below is u and q·2⁻⁵³ ∈ (u/2, u): the difference lies strictly between
+    q − u and q − u/2, nearest to q − u (also when q − u = 2ᵏ).
+    """
+    return q - q * 1.1102230246251565e-16  # 2⁻⁵³
+
+
+@njit(cache=True)
 def mul_up(a: float, b: float) -> float:
     """a·b rounded upward (a, b ≥ 0): the nearest product, moved up one float only if it was below."""
     p, e = two_product(a, b)
     if not EXACT_SPLIT_MIN < p < EXACT_SPLIT_MAX:  # the error term may be inexact: step up regardless
         return np.nextafter(p, np.inf) if (a != 0.0 and b != 0.0) else p
-    return np.nextafter(p, np.inf) if e > 0.0 else p
+    return next_up(p) if e > 0.0 else p
 
 
 @njit(cache=True)
@@ -142,5 +219,5 @@ def div_down(a: float, b: float) -> float:
         return max(np.nextafter(q, -np.inf), 0.0)  # the residual may be inexact: step down regardless
     hi, lo = two_product(q, b)  # q·b = hi + lo exactly; a − q·b < 0 ⇔ q is above a/b
     if (a - hi) - lo < 0.0:
-        return np.nextafter(q, -np.inf)
+        return next_down(q)
     return q

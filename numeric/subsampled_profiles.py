@@ -14,16 +14,29 @@ negative arguments by δ_b(−s) = 1 − e^{−s} + e^{−s}δ_b(s).  With E = e
 So the accurate T9/T8 machinery is reused at the argument s = ε_q or t.  The catch is the argument itself:
 the Gaussian profile's relative sensitivity to s is about a/θ (a = s/θ − θ/2, up to ~38/θ where δ does not
 underflow), so an s rounded to a float would cost up to ~a(a + θ/2)·2⁻⁵³ relative (≈ 3e-13 at δ = 1e-300).
-Hence s is computed in double-double (≈ 2⁻¹⁰⁴ relative): E = expm1(ε) by range reduction with a three-part
-ln 2 and a double-double Taylor series; ln of a double-double by frexp splitting, log1p and one Newton step
-checked with the double-double expm1; then a = s/θ − θ/2 in double-double as in T9.
+Hence s is computed in double-double (≈ 2⁻¹⁰⁴ relative), as s = log1p(E/w) with w = q (REMOVE) or c (ADD)
+(E/w = (q e^ε − c)/c for ADD), so s keeps a *relative* accuracy as ε → 0 — the difference ln Z − ln q used
+before had an absolute error floor ≈ 2⁻⁹⁴ that cost 1e-7 relative at ε = 0, θ = 1e-20 (issue 10):
+
+- E = e^ε − 1: |ε| < 0.35 table-driven (ε = j/256 + r, |r| ≤ 2⁻⁹, e^{j/256} − 1 from ``numeric.expm1_table``,
+  e^r − 1 by an 11-term series whose first five terms are double-double); larger |ε| by the three-part ln 2
+  reduction first.  The table also gives R = e^ε − 1 − ε without cancellation.
+- Near the thresholds Z = q + E → 0 (REMOVE, ε ≈ −q) and c → 0 (ADD, e^ε(1 − q) ≈ 1) the small quantity is
+  formed as (q + ε) + R and (q − ε) + qε − (1 − q)R: q ± ε and qε are exact (two_sum, two_product), so its
+  error is DD_REL times |q ± ε| + qε + R (≈ ε²) instead of times q — the ADD point one float from the
+  threshold (ε = 3.337e-6, q = 3.337e-6, c ≈ 1e-24) went from 1.1e-6 to 1e-13 relative.
+- log1p of a double-double by a float log1p and one Newton step with the double-double expm1; ln of a
+  double-double (|X| > 0.29) by frexp splitting and the same log1p; then a = s/θ − θ/2 in double-double.
+- ``delta_up_both`` (direction="both") computes E (and R) once for both directions.
 
 **Running error bound.**  Besides the float evaluation of the base profile (covered by a measured budget in
-ulps, as for T9), the kernel carries an absolute error bound ``err_s`` on s (a generous 2⁻⁹⁴ per unit of the
-logs it adds, plus, for ADD, the relative error of c, which is large where c cancels near the threshold
-e^ε = 1/(1 − q)) and adds S·err_s to the value, S ≥ |dδ_b/ds| (≤ ½e^{−a²/2} for a ≥ 0, ≤ 1 otherwise; ½
-for Laplace).  Branch decisions (q + E > 0, c > 0, s ≥ θ for Laplace's exact zero) are taken only when
-they are certain; in the uncertain band the kernel returns a value that bounds both sides.
+ulps, as for T9), the kernel carries an absolute error bound ``err_s`` on s (``shifted_log``: derived there
+from the relative errors of E, w and N = w + E, DD_REL = 2⁻⁹⁴ per quantity) and adds 2S·err_s to the value,
+S ≥ |dδ_b/ds| (Gaussian: ½e^{−a²/2}·erfcx((a + θ)/√2) bounded by Abramowitz–Stegun 7.1.13, see
+``gaussian_at``; ½ for Laplace), and the relative error of the weight (q exact, c with err_c).  Branch
+decisions (q + E > 0, c > 0, s ≥ θ for Laplace's exact zero) are taken only when they are certain
+(Z, c > 4× their error bound, which also keeps every relative error ≤ 1/3 for the bounds in
+``shifted_log``); in the uncertain band the kernel returns a value that bounds both sides.
 """
 from __future__ import annotations
 
@@ -33,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from .erfcx import erfcx, erfcx_diff
+from .expm1_table import HALF_WIDTH as EM1_HALF, STEP as EM1_STEP, TABLE as EM1_TABLE
 from .special import spacing, two_product, up
 
 LN2 = 0.6931471805599453
@@ -40,6 +54,7 @@ LN2_HI = 6.93147180369123816490e-01  # 21 trailing zero bits: k·LN2_HI exact fo
 LN2_LO = 1.9082149292705877e-10
 LN2_LO2 = 1.1612227229362532e-26  # ln 2 = LN2_HI + LN2_LO + LN2_LO2 to ~1e-43
 SQRT_HALF = 0.7071067811865476
+ERFCX_BOUND = 1.1283791670955126  # 2/√π
 EXACT = -1.0  # error slot of an exact result (δ = 0 or 1 by definition, not by underflow)
 DD_REL = 2.0 ** -94  # generous bound on the relative error of each double-double step (actual ≲ 2⁻¹⁰⁴)
 
@@ -55,6 +70,12 @@ ADD = 1
 
 # ----------------------------------------------------------------------------------------------------
 # double-double helpers
+#
+# Each helper below returns a double-double within a few units of 2⁻¹⁰⁶ (relative) of its exact result
+# (Dekker/Knuth error-free steps; the accurate dd + dd sum has relative error ≤ 3·2⁻¹⁰⁶, dd × dd ≤ 7·2⁻¹⁰⁶,
+# Joldes–Muller–Popescu 2017).  The kernels chain at most ~20 of them per quantity, so charging DD_REL = 2⁻⁹⁴
+# per *quantity* (E, Z, c, X, s) leaves a factor ≥ 2⁹/20 ≈ 25 of margin; the same margin as before this
+# rewrite ("same soundness margins").
 # ----------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
@@ -88,6 +109,14 @@ def dd_mul(ah: float, al: float, bh: float, bl: float):
 
 
 @njit(cache=True)
+def dd_mul_f(ah: float, al: float, b: float):
+    """(ah + al)·b as a double-double (b a float)."""
+    p, e = two_product(ah, b)
+    e += al * b
+    return quick_two_sum(p, e)
+
+
+@njit(cache=True)
 def dd_div_f(ah: float, al: float, b: float):
     """(ah + al)/b as a double-double (b a nonzero float)."""
     q1 = ah / b
@@ -97,33 +126,111 @@ def dd_div_f(ah: float, al: float, b: float):
 
 
 @njit(cache=True)
-def _expm1_small(rh: float, rl: float):
-    """e^r − 1 for |r| ≤ 0.36 as a double-double: Taylor series summed in double-double."""
-    sh, sl = rh, rl
-    th, tl = rh, rl
-    n = 2.0
-    while n < 40.0:
-        th, tl = dd_mul(th, tl, rh, rl)
-        th, tl = dd_div_f(th, tl, n)
-        sh, sl = dd_add(sh, sl, th, tl)
-        if abs(th) <= 1e-36 * abs(sh):
-            break
-        n += 1.0
-    return sh, sl
+def dd_div(ah: float, al: float, bh: float, bl: float):
+    """(ah + al)/(bh + bl) as a double-double: one float quotient and one correction from the dd residual."""
+    q1 = ah / bh
+    ph, pl = dd_mul_f(bh, bl, q1)
+    rh, rl = dd_add(ah, al, -ph, -pl)
+    return quick_two_sum(q1, (rh + rl) / bh)
+
+
+# 1/6, 1/24, 1/120 as double-doubles (mpmath); 1/720 … 1/11! only enter the float part of the series
+INV6_HI, INV6_LO = 0.16666666666666666, 9.25185853854297e-18
+INV24_HI, INV24_LO = 0.041666666666666664, 2.3129646346357427e-18
+INV120_HI, INV120_LO = 0.008333333333333333, 1.1564823173178714e-19
 
 
 @njit(cache=True)
-def dd_expm1(x: float):
-    """e^x − 1 as a double-double for a float x ≤ 709.7 (relative error ≲ 2⁻¹⁰⁴)."""
-    if abs(x) < 0.35:
-        return _expm1_small(x, 0.0)
-    if x < -745.0:
-        return -1.0, 0.0
+def _expm1_rest(r: float):
+    """e^r − 1 − r for a float |r| ≤ 2⁻⁹ as a double-double, relative error ≲ 2⁻¹⁰⁴.
+
+    Taylor series to r¹¹/11!: the first omitted term is below 2⁻⁹⁹/12! < 2⁻¹²⁷ of r.  Terms r⁶/6! … r¹¹/11!
+    are summed in plain floats: relative to r each is ≤ 2^{−9(n−1)}/n! ≤ 2⁻⁵⁴·⁵, so their float rounding
+    (and that of their coefficients) stays below 2⁻¹⁰⁷ of r.  The rest is a double-double Horner scheme with
+    double-double coefficients.
+    """
+    g = r * (1.0 / 720.0 + r * (1.0 / 5040.0 + r * (1.0 / 40320.0 + r * (1.0 / 362880.0
+                                                                        + r * (1.0 / 3628800.0 + r / 39916800.0)))))
+    h, l = two_sum(INV120_HI, g)
+    h, l = dd_mul_f(h, l + INV120_LO, r)
+    h, l = dd_add(INV24_HI, INV24_LO, h, l)
+    h, l = dd_mul_f(h, l, r)
+    h, l = dd_add(INV6_HI, INV6_LO, h, l)
+    h, l = dd_mul_f(h, l, r)
+    h, l = dd_add(0.5, 0.0, h, l)
+    p2, e2 = two_product(r, r)
+    return dd_mul(h, l, p2, e2)
+
+
+@njit(cache=True)
+def _expm1_small(rh: float, rl: float):
+    """e^r − 1 for r = rh + rl, |rh| ≤ 0.36, |rl| ≤ 2⁻⁵³|rh|, as a double-double (relative error ≲ 2⁻¹⁰³).
+
+    Table-driven: rh = j/256 + r with |r| ≤ 2⁻⁹ exactly (Sterbenz), e^{rh} − 1 = T + p + T·p with
+    T = e^{j/256} − 1 from ``numeric.expm1_table`` and p = e^r − 1 (``_expm1_rest``).  The tail rl enters as
+    (1 + E)·rl (its square is below 2⁻¹⁰⁷ of E).
+    """
+    j = math.floor(rh * EM1_STEP + 0.5)
+    r = rh - j / EM1_STEP
+    ah, al = _expm1_rest(r)
+    ph, pl = two_sum(r, ah)
+    pl += al
+    if j != 0.0:
+        row = int(j) + EM1_HALF
+        th = EM1_TABLE[row, 0]
+        tl = EM1_TABLE[row, 1]
+        xh, xl = dd_mul(th, tl, ph, pl)
+        sh, sl = dd_add(th, tl, ph, pl)
+        ph, pl = dd_add(sh, sl, xh, xl)
+    if rl != 0.0:
+        ph, pl = dd_add(ph, pl, rl * (1.0 + ph), 0.0)
+    return ph, pl
+
+
+@njit(cache=True)
+def expm1_parts(x: float):
+    """(E, R, err_R) for a float |x| ≤ 0.36: E = e^x − 1 and R = e^x − 1 − x as double-doubles, and a bound
+    on R's absolute error.  R is summed from nonnegative table values, the series rest and T·p, so it keeps
+    its relative accuracy where E − x would cancel (x → 0); err_R charges DD_REL on each of the three parts."""
+    j = math.floor(x * EM1_STEP + 0.5)
+    r = x - j / EM1_STEP
+    ah, al = _expm1_rest(r)  # p = r + a
+    if j == 0.0:
+        eh, el = two_sum(r, ah)
+        return eh, el + al, ah, al, DD_REL * abs(ah) + 1e-322  # (x²/2 may underflow)
+    row = int(j) + EM1_HALF
+    th = EM1_TABLE[row, 0]
+    tl = EM1_TABLE[row, 1]
+    ph, pl = two_sum(r, ah)
+    pl += al
+    xh, xl = dd_mul(th, tl, ph, pl)  # T·p
+    sh, sl = dd_add(th, tl, ph, pl)
+    eh, el = dd_add(sh, sl, xh, xl)
+    # R = (T − j/256) + a + T·p
+    rh, rl = dd_add(EM1_TABLE[row, 2], EM1_TABLE[row, 3], ah, al)
+    rh, rl = dd_add(rh, rl, xh, xl)
+    return eh, el, rh, rl, DD_REL * (EM1_TABLE[row, 2] + abs(ah) + abs(xh)) + 1e-322
+
+
+@njit(cache=True)
+def dd_exp_parts(x: float):
+    """(k, m) with e^x = 2^k(1 + m) for a float −745 ≤ x ≤ 709.8, m a double-double, |ln(1 + m)| ≤ 0.35."""
     k = math.floor(x / LN2 + 0.5)
     rh = x - k * LN2_HI  # exact (Sterbenz; k·LN2_HI exact)
     p, e = two_product(k, LN2_LO)
     rh, rl = dd_add(rh, 0.0, -p, -e - k * LN2_LO2)
     mh, ml = _expm1_small(rh, rl)
+    return k, mh, ml
+
+
+@njit(cache=True)
+def dd_expm1(x: float):
+    """e^x − 1 as a double-double for a float x ≤ 709.7 (relative error ≲ 2⁻¹⁰³)."""
+    if abs(x) < 0.35:
+        return _expm1_small(x, 0.0)
+    if x < -745.0:
+        return -1.0, 0.0
+    k, mh, ml = dd_exp_parts(x)
     scale = math.ldexp(1.0, int(k))
     # 2^k(1 + m) − 1 = 2^k·m + (2^k − 1)
     h, l = dd_add(mh * scale, ml * scale, scale, 0.0)
@@ -131,20 +238,48 @@ def dd_expm1(x: float):
 
 
 @njit(cache=True)
+def dd_exp(x: float):
+    """e^x as a double-double for a float x ≤ 709.7 (relative error ≲ 2⁻¹⁰³ while e^x is normal)."""
+    if x < -745.0:
+        return 0.0, 0.0
+    k, mh, ml = dd_exp_parts(x)
+    if k < -1000.0:  # 2^k would lose bits as a subnormal scale: scale in two steps after the sum
+        h, l = dd_add(mh, ml, 1.0, 0.0)
+        return math.ldexp(math.ldexp(h, 600), int(k) - 600), 0.0
+    scale = math.ldexp(1.0, int(k))
+    return dd_add(mh * scale, ml * scale, scale, 0.0)
+
+
+@njit(cache=True)
+def _log1p_newton(fh: float, fl: float):
+    """ln(1 + f) for a double-double f ∈ [−0.293, 0.415], relative error ≲ 2⁻¹⁰³.
+
+    y₀ = log1p(f) in floats (|y₀ − y| ≤ 2⁻⁵²|y|), then one Newton step y = y₀ + (f − (e^{y₀} − 1))/e^{y₀} with
+    e^{y₀} − 1 in double-double: the step's quadratic error is ≤ (2⁻⁵²y)²/2 and the float division of the
+    (≤ 2⁻⁵¹|y|) correction costs ≤ 2⁻¹⁰⁴|y|; |y₀| ≤ 0.35 keeps ``_expm1_small`` in its range.
+    """
+    y = math.log1p(fh + fl)
+    eh, el = _expm1_small(y, 0.0)
+    dh, dl = dd_add(fh, fl, -eh, -el)  # (1 + f) − e^y
+    return quick_two_sum(y, (dh + dl) / (1.0 + eh))
+
+
+@njit(cache=True)
 def dd_log(zh: float, zl: float):
-    """ln(zh + zl) for a positive normal double-double, absolute error ≲ 2⁻¹⁰⁴(1 + |ln z|)."""
+    """ln(zh + zl) for a positive double-double, absolute error ≲ 2⁻¹⁰³(1 + |ln z|)."""
+    extra = 0.0
+    if zh < 2.2250738585072014e-308:  # subnormal: scale into the normal range first (exact)
+        zh = zh * 2.0 ** 600
+        zl = zl * 2.0 ** 600
+        extra = -600.0
     mant, expo = math.frexp(zh)
     if mant < SQRT_HALF:
         expo -= 1
     mh = math.ldexp(zh, -expo)
     ml = math.ldexp(zl, -expo)
     fh, fl = dd_add(mh, ml, -1.0, 0.0)  # m − 1 ∈ [−0.293, 0.415]
-    y = math.log1p(fh + fl)
-    eh, el = _expm1_small(y, 0.0)
-    dh, dl = dd_add(fh, fl, -eh, -el)  # (1 + f) − e^y
-    corr = (dh + dl) / (1.0 + eh)
-    lh, ll = quick_two_sum(y, corr)
-    k = float(expo)
+    lh, ll = _log1p_newton(fh, fl)
+    k = float(expo) + extra
     p, e = two_product(k, LN2_LO)
     kh, kl = dd_add(k * LN2_HI, 0.0, p, e + k * LN2_LO2)
     return dd_add(kh, kl, lh, ll)
@@ -156,7 +291,14 @@ def dd_log(zh: float, zl: float):
 
 @njit(cache=True)
 def gaussian_at(sh: float, sl: float, theta: float):
-    """T9 δ_θ(s) for s = sh + sl ≥ 0 (double-double), unrounded, and a bound on |dδ/ds| there."""
+    """T9 δ_θ(s) for s = sh + sl ≥ 0 (double-double), unrounded, and a bound S on |dδ/ds| there.
+
+    With δ = Φ(−a) − e^sΦ(−a − θ), a = s/θ − θ/2, the φ terms of the derivative cancel (e^sφ(a + θ) = φ(a)):
+    |dδ/ds| = e^sΦ(−a − θ) = ½e^{−a²/2}·erfcx(y), y = (a + θ)/√2 ≥ 0 (s − y² = −a²/2).  Since
+    erfcx(y) ≤ 2/(√π(y + √(y² + 4/π))) (Abramowitz–Stegun 7.1.13; = 1 at y = 0), S = ½e^{−a²/2}·that bound,
+    times 1.01 for the float evaluation.  Far in the tail S/δ ≈ a/θ (instead of ≈ a²/θ·… with S = ½e^{−a²/2}),
+    so an argument error costs a relative (a/θ)·err_s.
+    """
     if sh == np.inf:
         return 0.0, 0.0
     qh = sh / theta
@@ -175,12 +317,12 @@ def gaussian_at(sh: float, sl: float, theta: float):
     scale = math.exp(-0.5 * p2) * (1.0 - 0.5 * sq_lo)  # e^{−a²/2}
     x = a_hi * SQRT_HALF
     h = theta * SQRT_HALF
-    if a_hi >= 0.0:
-        return 0.5 * scale * erfcx_diff(x, h), 0.5 * scale
-    if theta < 2.0:
-        return 0.5 * scale * erfcx_diff(x, h), 1.0
+    y = max(x + h, 0.0)
+    slope = 0.505 * scale * ERFCX_BOUND / (y + math.sqrt(y * y + 4.0 / math.pi))
+    if a_hi >= 0.0 or theta < 2.0:
+        return 0.5 * scale * erfcx_diff(x, h), slope
     b = a_hi + theta
-    return 1.0 - 0.5 * scale * (erfcx(-x) + erfcx(b * SQRT_HALF)), 1.0
+    return 1.0 - 0.5 * scale * (erfcx(-x) + erfcx(b * SQRT_HALF)), slope
 
 
 @njit(cache=True)
@@ -205,11 +347,72 @@ def base_at(mech: int, sh: float, sl: float, theta: float, err: float):
 # ----------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _scaled(w: float, v: float, s: float, err_s: float):
-    """w·δ_b(s) with its error bound; an exact base zero (s = EXACT) stays exact."""
+def shifted_log(eh: float, el: float, rho_e: float, nh: float, nl: float, rho_n: float, wh: float, wl: float,
+                rho_w: float):
+    """(s, err_s): s = ln(1 + E/w) = ln(N/w) with N = w + E supplied separately (computed without
+    cancellation by the caller), given the relative errors rho_e, rho_n, rho_w ≤ 1/3 of E, N and w.
+
+    Error bound (absolute, on s):
+    - |X| ≤ 0.29, X = E/w: s = log1p(X) directly (no 1 + X is formed, so s keeps its *relative* accuracy as
+      X → 0: the absolute floor of ln(Z) − ln(q) is gone).  The computed X is X(1 + d) with
+      |d| ≤ (rho_e + rho_w + DD_REL)/(1 − rho_w) ≤ 1.5(rho_e + rho_w + DD_REL) ≤ 0.51, so 1 + X and 1 + X(1 + d)
+      are ≥ 1 − 0.29·1.51 ≥ 0.56, and |log1p(X(1 + d)) − log1p(X)| ≤ |X|·|d|/0.56 ≤ 3|X|(rho_e + rho_w + DD_REL);
+      ``_log1p_newton`` adds ≤ DD_REL·|s|.
+    - otherwise s = ln(N/w) with |s| ≥ ln(1/0.71) > 0.34: the ratio's perturbation changes s by at most
+      −ln(1 − rho_n) − ln(1 − rho_w) ≤ 1.5(rho_n + rho_w) (each ≤ 1/3); dd_log adds ≤ DD_REL(1 + |s|) (or,
+      where the quotient leaves the normal range, ln N − ln w with ≤ DD_REL(2 + |ln N| + |ln w|)).
+    """
+    xh, xl = dd_div(eh, el, wh, wl)
+    if abs(xh) <= 0.29:
+        sh, sl = _log1p_newton(xh, xl)
+        return sh, sl, 3.0 * abs(xh) * (rho_e + rho_w + DD_REL) + DD_REL * abs(sh)
+    rho = 1.5 * (rho_n + rho_w)
+    yh, yl = dd_div(nh, nl, wh, wl)
+    if 2.2250738585072014e-308 <= yh <= 1e300:
+        sh, sl = dd_log(yh, yl)
+        return sh, sl, rho + DD_REL * (abs(sh) + 2.0)
+    ah, al = dd_log(nh, nl)
+    bh, bl = dd_log(wh, wl)
+    sh, sl = dd_add(ah, al, -bh, -bl)
+    return sh, sl, rho + DD_REL * (abs(ah) + abs(bh) + 3.0)
+
+
+@njit(cache=True)
+def _scaled(w: float, rho_w: float, v: float, s: float, err_s: float):
+    """w·δ_b(s) with its error bound (w known to a relative rho_w); an exact base zero (s = EXACT) stays exact."""
     if s == EXACT:
         return 0.0, EXACT
-    return w * v, DD_REL * w * v + w * 2.0 * s * err_s
+    return w * v, (DD_REL + 1.5 * rho_w) * w * v + w * 2.0 * s * err_s
+
+
+@njit(cache=True)
+def base_with_error(mech: int, epsilon: float, theta: float):
+    """T11 at q = 1, i.e. the base profile δ_θ(ε) (T8/T9) at a float argument, extended to ε < 0 by
+    δ(−s) = 1 − e^{−s} + e^{−s}δ(s): (value, error slot) for finite ε."""
+    if epsilon >= 0.0:
+        v, s = base_at(mech, epsilon, 0.0, theta, 0.0)
+        return v, (EXACT if s == EXACT else 0.0)
+    v, _ = base_at(mech, -epsilon, 0.0, theta, 0.0)
+    return -math.expm1(epsilon) + math.exp(epsilon) * v, 0.0
+
+
+@njit(cache=True)
+def _rounded(mech: int, v: float, err: float) -> float:
+    if err == EXACT:
+        return v
+    return min(1.0, up(v + err, BUDGET_GAUSSIAN if mech == GAUSSIAN else BUDGET_LAPLACE))
+
+
+@njit(cache=True)
+def base_up(mech: int, epsilon: float, theta: float) -> float:
+    """δ_θ(ε) rounded up: exactly ``delta_up(mech, REMOVE, ε, θ, 1.0)``, without compiling the T11 argument
+    machinery (the with-replacement white-box kernels call it once per group size)."""
+    if epsilon == np.inf:
+        return 0.0
+    if epsilon == -np.inf:
+        return 1.0
+    v, err = base_with_error(mech, epsilon, theta)
+    return _rounded(mech, v, err)
 
 
 @njit(cache=True)
@@ -222,33 +425,51 @@ def remove_with_error(mech: int, epsilon: float, theta: float, q: float):
     if q == 0.0:
         return (-math.expm1(epsilon), 0.0) if epsilon < 0.0 else (0.0, EXACT)
     if q == 1.0:  # the base profile itself (T8/T9 at a float argument)
-        if epsilon >= 0.0:
-            v, s = base_at(mech, epsilon, 0.0, theta, 0.0)
-            return v, (EXACT if s == EXACT else 0.0)
-        v, _ = base_at(mech, -epsilon, 0.0, theta, 0.0)
-        return -math.expm1(epsilon) + math.exp(epsilon) * v, 0.0
-    lqh, lql = dd_log(q, 0.0)
+        return base_with_error(mech, epsilon, theta)
     if epsilon > 709.0:
         # ε_q = ε − ln q + ln(1 − (1 − q)e^{−ε}); the last term is below 1e-307 in magnitude
+        lqh, lql = dd_log(q, 0.0)
         sh, sl = dd_add(epsilon, math.log1p(-(1.0 - q) * math.exp(-epsilon)), -lqh, -lql)
         err_s = DD_REL * (abs(epsilon) + abs(lqh) + 1.0) + 1e-300
         v, s = base_at(mech, sh, sl, theta, err_s)
-        return _scaled(q, v, s, err_s)
+        return _scaled(q, 0.0, v, s, err_s)
+    eh, el, rh, rl, err_r = expm1_shared(epsilon)
+    return remove_core(mech, epsilon, theta, q, eh, el, rh, rl, err_r)
+
+
+@njit(cache=True)
+def expm1_shared(epsilon: float):
+    """The part of T11 both directions share: E = e^ε − 1 (double-double) and, for |ε| < 0.35, R = E − ε with
+    its error bound (``expm1_parts``); R is not used (0) for larger |ε|.  −745 ≤ ε ≤ 709."""
+    if abs(epsilon) < 0.35:
+        return expm1_parts(epsilon)
     eh, el = dd_expm1(epsilon)
-    zh, zl = dd_add(eh, el, q, 0.0)  # Z = q + E = q·e^{ε_q}
-    err_z = DD_REL * (abs(eh) + q)
-    if zh <= err_z:  # 1 − e^ε branch, or too close to its threshold to tell: bound both
+    return eh, el, 0.0, 0.0, 0.0
+
+
+@njit(cache=True)
+def remove_core(mech: int, epsilon: float, theta: float, q: float, eh: float, el: float, rh: float, rl: float,
+                err_r: float):
+    """REMOVE for 0 < q < 1 and finite ε ≤ 709, given ``expm1_shared(ε)``: (δ unrounded, error bound)."""
+    if abs(epsilon) < 0.35:
+        # Z = q + E = (q + ε) + R, R = e^ε − 1 − ε: q + ε is exact (two_sum), so near the threshold ε ≈ −q
+        # Z carries the error of R (≈ ε²/2) only, not that of E
+        ah, al = two_sum(q, epsilon)
+        zh, zl = dd_add(ah, al, rh, rl)
+        err_z = err_r + DD_REL * (abs(ah) + abs(rh))
+    else:
+        zh, zl = dd_add(eh, el, q, 0.0)
+        err_z = DD_REL * (2.0 * abs(eh) + q)
+    if zh <= 4.0 * err_z:  # 1 − e^ε branch, or too close to its threshold to tell: −E + Z⁺ bounds both
         return -eh, max(zh, 0.0) + 2.0 * err_z + DD_REL * abs(eh)
-    lzh, lzl = dd_log(zh, zl)
-    sh, sl = dd_add(lzh, lzl, -lqh, -lql)  # ε_q
-    err_s = DD_REL * (abs(lzh) + abs(lqh) + 1.0) + 2.0 * err_z / zh
+    sh, sl, err_s = shifted_log(eh, el, DD_REL, zh, zl, err_z / (zh - err_z), q, 0.0, 0.0)  # ε_q
     if sh >= 0.0:
         v, s = base_at(mech, sh, sl, theta, err_s)
-        return _scaled(q, v, s, err_s)
+        return _scaled(q, 0.0, v, s, err_s)
     v, s = base_at(mech, -sh, -sl, theta, err_s)
     s = max(s, 0.0)
-    # −E + Z·δ_b(−ε_q)
-    return -eh + zh * v, DD_REL * (abs(eh) + zh * v) + zh * 2.0 * s * err_s
+    # −E + Z·δ_b(−ε_q): both terms ≥ 0
+    return -eh + zh * v, DD_REL * (abs(eh) + zh * v) + 1.5 * err_z * v + zh * 2.0 * s * err_s
 
 
 @njit(cache=True)
@@ -264,31 +485,51 @@ def add_with_error(mech: int, epsilon: float, theta: float, q: float):
         return remove_with_error(mech, epsilon, theta, 1.0)
     if epsilon > 709.0:  # c = 1 − (1 − q)e^ε < 0 for q < 1 − 2⁻⁵³ and ε > 37
         return 0.0, EXACT
-    eh, el = dd_expm1(epsilon)
-    if eh * (1.0 - q) > 2.0:  # c < −1 with certainty (and the products below stay far from overflow)
-        return 0.0, EXACT
+    eh, el, rh, rl, err_r = expm1_shared(epsilon)
+    return add_core(mech, epsilon, theta, q, eh, el, rh, rl, err_r)
+
+
+@njit(cache=True)
+def add_core(mech: int, epsilon: float, theta: float, q: float, eh: float, el: float, rh: float, rl: float,
+             err_r: float):
+    """ADD for 0 < q < 1 and finite ε ≤ 709, given ``expm1_shared(ε)``: (δ unrounded, error bound)."""
     oh, ol = two_sum(1.0, -q)  # 1 − q exactly
-    ph, pl = dd_mul(oh, ol, eh, el)
-    ch, cl = dd_add(q, 0.0, -ph, -pl)  # c = q − (1 − q)E
-    err_c = DD_REL * (q + abs(ph))
-    if ch <= err_c:  # c ≤ 0 (δ = 0), or too close to tell: 0 ≤ δ ≤ c⁺ ≤ 2 err_c
+    if abs(epsilon) < 0.35:
+        # c = q − (1 − q)E = (q − ε) + qε − (1 − q)R with q − ε and qε exact (two_sum, two_product): next to
+        # the threshold c → 0 the error is DD_REL times |q − ε| + qε + R (≈ ε² there), not times q
+        dh, dl = two_sum(q, -epsilon)
+        mh, ml = two_product(q, epsilon)
+        ph, pl = dd_mul(oh, ol, rh, rl)
+        ch, cl = dd_add(dh, dl, mh, ml)
+        ch, cl = dd_add(ch, cl, -ph, -pl)
+        err_c = err_r + DD_REL * (abs(dh) + abs(mh) + abs(ph))
+    else:
+        if eh * (1.0 - q) > 2.0:  # c < −1 with certainty (and the products below stay far from overflow)
+            return 0.0, EXACT
+        ph, pl = dd_mul(oh, ol, eh, el)
+        ch, cl = dd_add(q, 0.0, -ph, -pl)  # c = q − (1 − q)E
+        err_c = DD_REL * (q + 2.0 * abs(ph))
+    if ch <= 4.0 * err_c:  # c ≤ 0 (δ = 0), or too close to tell: 0 ≤ δ ≤ c⁺ ≤ ch + err_c
         if ch < -err_c:
             return 0.0, EXACT
         return max(ch, 0.0), 2.0 * err_c
-    # t = ε + ln q − ln c
-    lqh, lql = dd_log(q, 0.0)
-    lch, lcl = dd_log(ch, cl)
-    th, tl = dd_add(epsilon, 0.0, lqh, lql)
-    th, tl = dd_add(th, tl, -lch, -lcl)
-    err_t = DD_REL * (abs(epsilon) + abs(lqh) + abs(lch) + 1.0) + 2.0 * err_c / ch
+    rho_c = err_c / (ch - err_c)
+    # N = q e^ε = c + E, formed without cancellation: q(1 + E) for ε > −0.35, q·e^ε (dd_exp) below
+    if epsilon > -0.35:
+        nh, nl = dd_add(eh, el, 1.0, 0.0)
+    else:
+        nh, nl = dd_exp(epsilon)
+    nh, nl = dd_mul_f(nh, nl, q)
+    if epsilon <= -0.35 and nh < 1e-290:  # q e^ε (near) underflow: δ = −E + q e^ε·δ_b(−t) ∈ [−E, −E + q e^ε], −E ≥ 0.29
+        return -eh, DD_REL * abs(eh) + 2.0 * nh + 1e-300
+    th, tl, err_t = shifted_log(eh, el, DD_REL, nh, nl, 2.0 * DD_REL, ch, cl, rho_c)  # t = ln(q e^ε/c)
     if th >= 0.0:
         v, s = base_at(mech, th, tl, theta, err_t)
-        return _scaled(ch, v, s, err_t)
+        return _scaled(ch, rho_c, v, s, err_t)
     v, s = base_at(mech, -th, -tl, theta, err_t)
     s = max(s, 0.0)
-    # −E + q e^ε δ_b(−t)
-    w = q * (1.0 + eh)
-    return -eh + w * v, DD_REL * (abs(eh) + w * v) + w * 2.0 * s * err_t
+    # −E + q e^ε δ_b(−t): both terms ≥ 0
+    return -eh + nh * v, DD_REL * (abs(eh) + 2.0 * nh * v) + nh * 2.0 * s * err_t
 
 
 @njit(cache=True)
@@ -309,6 +550,20 @@ def delta_up(mech: int, direction: int, epsilon: float, theta: float, q: float) 
         return v
     budget = BUDGET_GAUSSIAN if mech == GAUSSIAN else BUDGET_LAPLACE
     return min(1.0, up(v + err, budget))
+
+
+@njit(cache=True)
+def delta_up_both(mech: int, epsilon: float, theta: float, q: float) -> float:
+    """max(REMOVE, ADD) rounded up (the add/remove profile), with E = e^ε − 1 (and R) computed once."""
+    if not (0.0 < q < 1.0 and -745.0 <= epsilon <= 709.0):
+        return max(delta_up(mech, REMOVE, epsilon, theta, q), delta_up(mech, ADD, epsilon, theta, q))
+    eh, el, rh, rl, err_r = expm1_shared(epsilon)
+    v, err = remove_core(mech, epsilon, theta, q, eh, el, rh, rl, err_r)
+    d_remove = _rounded(mech, v, err)
+    if epsilon >= 0.0 and d_remove == 0.0:  # REMOVE ≥ ADD ≥ 0 for ε ≥ 0 (SPEC T11)
+        return 0.0
+    v, err = add_core(mech, epsilon, theta, q, eh, el, rh, rl, err_r)
+    return max(d_remove, _rounded(mech, v, err))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -390,6 +645,14 @@ def epsilon_verified(mech: int, direction: int, delta: float, theta: float, q: f
 # ----------------------------------------------------------------------------------------------------
 # the kernels the record names (every kernel receives every parameter: epsilon, delta, theta, rate)
 # ----------------------------------------------------------------------------------------------------
+
+def gaussian_both(epsilon, delta, theta, rate):
+    return delta_up_both(GAUSSIAN, epsilon, theta, rate)
+
+
+def laplace_both(epsilon, delta, theta, rate):
+    return delta_up_both(LAPLACE, epsilon, theta, rate)
+
 
 def gaussian_remove(epsilon, delta, theta, rate):
     return delta_up(GAUSSIAN, REMOVE, epsilon, theta, rate)

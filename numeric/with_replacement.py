@@ -17,7 +17,7 @@ from numba import njit
 
 from .binomial import U, log_pmf_with_error
 from .special import up
-from .subsampled_profiles import REMOVE, delta_up
+from .subsampled_profiles import base_up
 
 BARE = -1  # mechanism code of a bare (ε, δ); 0 and 1 are Gaussian and Laplace (numeric.subsampled_profiles)
 
@@ -75,7 +75,9 @@ def white_box_group_profile(mech: int, epsilon: float, theta: float, k: float) -
     kt = k * theta
     if k != 1.0:
         kt = np.nextafter(kt, np.inf)
-    return delta_up(mech, REMOVE, epsilon, kt, 1.0)
+    # base_up = delta_up(mech, REMOVE, ε, kθ, 1) without the T11 double-double machinery, which every kernel
+    # of this module compiled before (the bare (ε, δ) kernel too, through the runtime mechanism branch)
+    return base_up(mech, epsilon, kt)
 
 
 @njit(cache=True)

@@ -81,3 +81,24 @@ def test_exp_mul_scaled(scale, a, b, tail):
         ref = mp.mpf(scale) * mp.exp(mp.mpf(a) * mp.mpf(b) + mp.mpf(tail))
         if mp.mpf(1e-300) < ref < mp.mpf(1e300):
             assert abs(mp.mpf(exp_mul_scaled(scale, a, b, tail)) / ref - 1) < 1e-14
+
+
+def test_next_up_down_equal_nextafter():
+    """next_up / next_down (one multiply, one add) are exactly one float step, like np.nextafter, on random
+    doubles and on every binade edge (2ᵏ, 2ᵏ ± a few ulps) across the range where mul_up/div_down use them."""
+    from numeric.special import next_down, next_up
+
+    rng = np.random.default_rng(3)
+    xs = list(rng.uniform(1.0, 2.0, 2000) * 2.0 ** rng.integers(-899, 899, 2000))
+    for k in range(-899, 899, 7):
+        x = 2.0 ** k
+        for _ in range(3):
+            xs.append(x)
+            xs.append(np.nextafter(x, 0.0))
+            x = np.nextafter(x, np.inf)
+        xs.append(np.nextafter(2.0 ** (k + 1), 0.0))
+    xs = np.array(xs)
+    ups = np.array([next_up(x) for x in xs])
+    downs = np.array([next_down(x) for x in xs])
+    assert np.array_equal(ups, np.nextafter(xs, np.inf))
+    assert np.array_equal(downs, np.nextafter(xs, -np.inf))

@@ -1,0 +1,108 @@
+"""Array speed of the public functions against the plain numpy/scipy expression of the same formula, and T11 in
+ns/point: CPU time (``time.process_time``), interleaved repeats (every case once per round, rounds repeated),
+medians, ratios from the same run.  The machine may be shared: the load average is printed with the results.
+
+    PYTHONPATH=. python benchmarks/bench_ratios.py [--points 1000000] [--rounds 7]
+
+The numpy references are *unrounded* and unvalidated (the goal in issue 14 is ampbounds ≤ 1.0× them);
+ampbounds' times include validation, broadcasting and both outputs where the public function returns a
+``Guarantee``.  Nothing here is asserted in a test.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+import numpy as np
+from scipy import special
+
+import bounds
+
+
+def cases(n: int, rng: np.random.Generator) -> dict:
+    eps = 10 ** rng.uniform(-3, 1, n)
+    delta = 10 ** rng.uniform(-12, -3, n)
+    rate = 10 ** rng.uniform(-6, 0, n)
+    m = np.floor(10 ** rng.uniform(0, 3, n))
+    nn = m + np.floor(10 ** rng.uniform(0, 4, n))
+    k = np.floor(10 ** rng.uniform(0, 2, n))
+    eps_small = eps / 100  # group privacy: kε ≤ 700
+    theta = 10 ** rng.uniform(-1, 1, n)
+    q11 = 10 ** rng.uniform(-5, 0, n)
+    rate_to = rate * rng.uniform(0, 1, n)
+
+    def t1_np():
+        return np.log1p(rate * np.expm1(eps)), rate * delta
+
+    def t2_np():
+        eta = m / nn
+        return np.log1p(eta * np.expm1(eps)), eta * delta
+
+    def t5_np():
+        eta = rate_to / rate
+        return np.log1p(eta * np.expm1(eps)), eta * delta
+
+    def t7_np():
+        return k * eps_small, delta * np.expm1(k * eps_small) / np.expm1(eps_small)
+
+    def t9_scipy():
+        return special.ndtr(theta / 2 - eps / theta) - np.exp(eps) * special.ndtr(-theta / 2 - eps / theta)
+
+    return {
+        "T1 poisson_subsampling": (lambda: bounds.poisson_subsampling(eps, delta, rate), t1_np),
+        "T2 without_replacement": (lambda: bounds.without_replacement(eps, delta, m, nn), t2_np),
+        "T5 rate_change": (lambda: bounds.rate_change(eps, delta, rate, rate_to), t5_np),
+        "T7 group_privacy": (lambda: bounds.group_privacy(eps_small, delta, k), t7_np),
+        "T9 gaussian_profile": (lambda: bounds.gaussian_profile(eps, theta), t9_scipy),
+        "T11 Gaussian both": (lambda: bounds.subsampled_gaussian_profile(eps, theta, q11), None),
+        "T11 Gaussian remove": (lambda: bounds.subsampled_gaussian_profile(eps, theta, q11, direction="remove"), None),
+        "T11 Gaussian add": (lambda: bounds.subsampled_gaussian_profile(eps, theta, q11, direction="add"), None),
+        "T11 Laplace both": (lambda: bounds.subsampled_laplace_profile(eps, theta, q11), None),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--points", type=int, default=10**6)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    rng = np.random.default_rng(20261130)
+    table = cases(args.points, rng)
+    small = cases(16, np.random.default_rng(1))
+    for ours, ref in small.values():  # load the numba caches (or compile) outside the timing
+        ours()
+        if ref:
+            ref()
+    times: dict[str, list[float]] = {name: [] for name in table}
+    ref_times: dict[str, list[float]] = {name: [] for name in table}
+    t11_points = min(args.points, 10**5)  # T11 is ~100× slower per point: time it on fewer points
+    t11 = cases(t11_points, np.random.default_rng(20261130))
+    for _ in range(args.rounds):
+        for name, (ours, ref) in table.items():
+            run = t11[name][0] if name.startswith("T11") else ours
+            t = time.process_time()
+            run()
+            times[name].append(time.process_time() - t)
+            if ref:
+                t = time.process_time()
+                ref()
+                ref_times[name].append(time.process_time() - t)
+    load = os.getloadavg()
+    print(f"{platform.processor() or platform.machine()}, nproc {os.cpu_count()}, numpy {np.__version__}, "
+          f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; medians of {args.rounds} interleaved rounds "
+          f"(CPU time)")
+    print(f"{'case':<26}{'points':>9}{'ns/point':>10}{'ref ns/pt':>11}{'ratio':>8}")
+    for name in table:
+        pts = t11_points if name.startswith("T11") else args.points
+        ours = float(np.median(times[name])) / pts * 1e9
+        if ref_times[name]:
+            ref = float(np.median(ref_times[name])) / pts * 1e9
+            print(f"{name:<26}{pts:>9}{ours:>10.1f}{ref:>11.1f}{ours / ref:>8.2f}")
+        else:
+            print(f"{name:<26}{pts:>9}{ours:>10.1f}{'':>11}{'':>8}")
+
+
+if __name__ == "__main__":
+    main()
