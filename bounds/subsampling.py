@@ -203,7 +203,7 @@ def with_replacement(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, n: Arra
     (0.017036863236, 1e-08)
     """
     relations = {"substitute": "T3", "add_remove": "T4"}
-    if relation not in relations:
+    if not isinstance(relation, str) or relation not in relations:
         raise ValueError(f"with_replacement: relation = {relation!r} must be 'substitute' (T3) "
                          "or 'add_remove' (T4)")
     return guarantee("with_replacement", relations[relation], epsilon=epsilon, delta=delta, m=m, n=n)

@@ -564,7 +564,10 @@ def outlier_score_suppression(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike
     >>> bounds.outlier_score_suppression(0.0, 0.0, 0.1, 0.9).epsilon >= 8.0
     True
     """
-    return guarantee("outlier_score_suppression", "T14", epsilon=epsilon, delta=delta, m=m, M=M)
+    g = guarantee("outlier_score_suppression", "T14", epsilon=epsilon, delta=delta, m=m, M=M)
+    # δ^S = (1 − m)δ ≤ 1 exactly, but rounding 1 − m (= 1 for m < 2⁻⁵⁴) and then the product upward can step
+    # past 1 (m = 1e-17, δ = 1 gave 1.0000000000000007); every mechanism is (ε, 1)-DP, so capping is sound.
+    return Guarantee(g.epsilon, min(g.delta, 1.0) if isinstance(g.delta, float) else np.minimum(g.delta, 1.0))
 
 
 def outlier_score_suppression_inverse(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike,
