@@ -191,7 +191,7 @@ def _real_array(function: str, name: str, value: Any, where: str) -> np.ndarray:
         return converted
     if kind in "iu":
         converted = array.astype(np.float64)
-        big = np.abs(converted) > float(_TWO53)
+        big = (array > _TWO53) | (array < -_TWO53)  # compared as integers: 2⁵³ + 1 is not rounded first
         if big.any():  # rare: check exactness element by element, as Python ints
             for index in zip(*np.nonzero(big)):
                 text = "" if array.ndim == 0 else "[" + ", ".join(str(int(i)) for i in index) + "]"

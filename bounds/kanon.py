@@ -373,7 +373,7 @@ def safe_k_anonymization_max_beta(k: ArrayLike, epsilon: ArrayLike, delta: Array
             top = math.nextafter(1.0, 0.0)
         while top > 0 and not admissible_exact(top, e, 0.0):
             top = math.nextafter(top, 0.0)
-        while admissible_exact(math.nextafter(top, 1.0), e, 0.0) and math.nextafter(top, 1.0) < 1.0:
+        while math.nextafter(top, 1.0) < 1.0 and admissible_exact(math.nextafter(top, 1.0), e, 0.0):
             top = math.nextafter(top, 1.0)
         if kk / -math.expm1(math.log1p(-top * 1e-12) - e) > MAX_N:
             raise ValueError(f"{function}: k/γ exceeds 2^40 (k = {_fmt(kk)}, epsilon = {_fmt(e)}) (SPEC T15)")

@@ -239,8 +239,8 @@ def without_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: Arr
     from .subsampling import without_replacement
 
     scalar = is_scalar(epsilon, m, n)
-    g = without_replacement(epsilon, 0.0, m, n)
     arrays = validate("without_replacement_profile", "T2", epsilon=epsilon, m=m, n=n)
+    g = without_replacement(arrays["epsilon"], 0.0, arrays["m"], arrays["n"])
     eta = arrays["m"] / arrays["n"]
     eta = np.where(eta * arrays["n"] == arrays["m"], eta, np.nextafter(eta, np.inf))
     delta = _scaled_up(eta, mechanism.profile(arrays["epsilon"]))
@@ -306,8 +306,8 @@ def with_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayL
                              f"mechanism's own ε₀ = {mechanism.epsilon!r}; got epsilon = {epsilon!r}")
         return with_replacement(epsilon, mechanism.delta, m, n, relation=relation)
     scalar = is_scalar(epsilon, m, n)
-    g = with_replacement(epsilon, 0.0, m, n, relation=relation)
     arrays = validate("with_replacement_profile", relations[relation], epsilon=epsilon, m=m, n=n)
+    g = with_replacement(arrays["epsilon"], 0.0, arrays["m"], arrays["n"], relation=relation)
     from numeric import kernel
 
     mech = np.full(arrays["epsilon"].shape, _GAUSSIAN if isinstance(mechanism, Gaussian) else _LAPLACE)

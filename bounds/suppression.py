@@ -75,8 +75,8 @@ def deterministic_suppression(epsilon: ArrayLike, delta: ArrayLike, sensitivity:
     >>> bounds.deterministic_suppression(0.5, 1e-6, 3).epsilon
     1.5
     """
-    arr = np.asarray(sensitivity, dtype=np.float64) if not isinstance(sensitivity, str) else None
-    if arr is not None and np.isinf(arr).any():
+    arr = np.asarray(real("deterministic_suppression", "sensitivity", sensitivity, "(SPEC T12)"))
+    if np.isinf(arr).any():
         raise ValueError("deterministic_suppression: sensitivity = inf: the suppression changes S(D) by an "
                          "unbounded number of records between neighbouring databases, so M∘S is NOT "
                          "differentially private for any (ε, δ) with δ < 1 (SPEC T12, Miranda-Pascual et al. "
