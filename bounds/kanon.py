@@ -371,10 +371,11 @@ def safe_k_anonymization_max_beta(k: ArrayLike, epsilon: ArrayLike, delta: Array
             # −ln(1 − β) at the largest double below 1 is ln 2⁵³ ≈ 36.7 ≤ ε: every double β < 1 is admissible
             # (and the exact decision would overflow its decimal context for ε ≳ 2·10⁶)
             top = math.nextafter(1.0, 0.0)
-        while top > 0 and not admissible_exact(top, e, 0.0):
-            top = math.nextafter(top, 0.0)
-        while math.nextafter(top, 1.0) < 1.0 and admissible_exact(math.nextafter(top, 1.0), e, 0.0):
-            top = math.nextafter(top, 1.0)
+        else:
+            while top > 0 and not admissible_exact(top, e, 0.0):
+                top = math.nextafter(top, 0.0)
+            while math.nextafter(top, 1.0) < 1.0 and admissible_exact(math.nextafter(top, 1.0), e, 0.0):
+                top = math.nextafter(top, 1.0)
         if kk / -math.expm1(math.log1p(-top * 1e-12) - e) > MAX_N:
             raise ValueError(f"{function}: k/γ exceeds 2^40 (k = {_fmt(kk)}, epsilon = {_fmt(e)}) (SPEC T15)")
         # d is NOT monotone in β (it drops where γn crosses an integer): look for the first crossing on a

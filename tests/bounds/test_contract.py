@@ -313,3 +313,21 @@ def test_scalar_route_is_bit_identical_to_the_ufunc():
                 s = single(*point)
                 assert (s == vector[i]) or (math.isnan(s) and math.isnan(vector[i])), \
                     f"{tid} {output} at {point}: scalar {s!r} ≠ ufunc {vector[i]!r}"
+
+
+def test_gaussian_sigma_subnormal_delta():
+    """σ for subnormal δ (was inf): delivered δ ≤ target, and 1e-9 less σ would exceed it (mpmath, 60 digits)."""
+    import mpmath as mp
+
+    def delta_at(eps, sigma):
+        theta = 1 / mp.mpf(sigma)
+        a, b = eps / theta - theta / 2, eps / theta + theta / 2
+        return mp.ncdf(-a) - mp.e ** eps * mp.ncdf(-b)
+
+    with mp.workdps(60):
+        for delta in (5e-324, 1e-320, 2e-310):
+            for eps in (0.1, 1.0, 10.0):
+                sigma = bounds.gaussian_sigma(eps, delta)
+                assert math.isfinite(sigma)
+                assert delta_at(mp.mpf(eps), sigma) <= mp.mpf(delta)
+                assert delta_at(mp.mpf(eps), sigma * (1 - 1e-9)) > mp.mpf(delta)
