@@ -196,19 +196,20 @@ def block_sum(mech: int, epsilon: float, a: float, m: float, p: float, lo: float
     err = 0.0
     start = math.floor(lo / w) * w
     while start <= hi:
-        end = start + w  # the block holds start .. end − 1; δ_{M,end} bounds its group profiles
-        if end <= split * (1.0 - 4.0 * U) and end <= m:
-            lw, lw_err = log_pmf_with_error(end, m, p)
+        end = start + w  # the block holds start .. end − 1
+        last = end - 1.0 if end < 2.0 ** 53 else end  # its last integer (or, above 2⁵³, one past it)
+        if last <= split * (1.0 - 4.0 * U) and last <= m:
+            lw, lw_err = log_pmf_with_error(last, m, p)
             pmax = math.exp(lw + lw_err) * (1.0 + 2.0 * U)
         elif start >= split * (1.0 + 4.0 * U) + 1.0 and start >= 1.0:
             lw, lw_err = log_pmf_with_error(start, m, p)
             pmax = math.exp(lw + lw_err) * (1.0 + 2.0 * U)
-        elif start >= 1.0 and end <= m - 1.0:
-            smallest = min(start * (m - start), end * (m - end))
+        elif start >= 1.0 and last <= m - 1.0:
+            smallest = min(start * (m - start), last * (m - last))
             pmax = min(1.0, math.exp(stirlerr(m)) * math.sqrt(m / (2.0 * math.pi * smallest)) * (1.0 + 16.0 * U))
         else:
             pmax = 1.0
-        g, g_err = _group(mech, epsilon, a, min(end, m))
+        g, g_err = _group(mech, epsilon, a, min(last, m))  # δ_{M,k} is nondecreasing in k
         term = w * pmax * (g + g_err) * (1.0 + 2.0 * U)
         total, comp = _add(total, comp, term)
         start = end

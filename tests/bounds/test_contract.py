@@ -332,3 +332,25 @@ def test_gaussian_sigma_subnormal_delta():
                 assert math.isfinite(sigma)
                 assert delta_at(mp.mpf(eps), sigma) <= mp.mpf(delta)
                 assert delta_at(mp.mpf(eps), sigma * (1 - 1e-9)) > mp.mpf(delta)
+
+
+def test_with_replacement_block_sum_is_an_upper_bound():
+    """The block summation used for huge windows (numeric.with_replacement.block_sum) bounds the exact scan
+    from above and stays within 1e-3 of it, on windows small enough to scan (compiled through a wrapper with
+    numpy's error model, as the kernels are)."""
+    from numba import njit
+
+    from numeric.with_replacement import BARE, binomial_sum, block_sum, cutoffs
+
+    @njit(error_model="numpy")
+    def both(epsilon, delta, m, n):
+        lo, hi, tails = cutoffs(m, 1.0 / n)
+        exact = binomial_sum(BARE, epsilon, delta, m, n)[0]
+        blocks = block_sum(BARE, epsilon, delta, m, 1.0 / n, lo, hi)[0] + tails
+        return exact, blocks
+
+    for epsilon, delta, m, n in [(1e-6, 1e-12, 1e6, 10.0), (1e-4, 0.0, 1e5, 3.0), (0.01, 1e-9, 3e5, 1000.0)]:
+        exact, blocks = both(epsilon, delta, m, n)
+        assert exact <= blocks <= exact * (1 + 1e-3), (epsilon, delta, m, n, exact, blocks)
+    g = bounds.with_replacement(1e-12, 0.0, 10 ** 12, 1711)  # block mode, δ' well below 1
+    assert 0 < g.delta < 1
