@@ -189,7 +189,10 @@ def gaussian_delta_raw(epsilon, delta, theta):
 
 def gaussian_epsilon(epsilon, delta, theta):
     """T9 inverse ε_θ(δ), on the safe side (never below the exact value): the T11 search at q = 1, where the
-    subsampled profile is the base profile (one bracketed search and one verification loop serve both)."""
+    subsampled profile is the base profile (one bracketed search and one verification loop serve both);
+    subnormal targets δ are verified in log space (``epsilon_tiny``)."""
+    if 0.0 < delta < TINY_DELTA:
+        return epsilon_tiny(delta, theta)
     return epsilon_verified(GAUSSIAN, REMOVE, delta, theta, 1.0)
 
 
@@ -377,6 +380,30 @@ def sigma_tiny(epsilon: float, delta: float, sensitivity: float) -> float:
         sigma = sigma + step * spacing(sigma)
         step *= 2.0
     return np.inf
+
+
+@njit(cache=True)
+def epsilon_tiny(delta: float, theta: float) -> float:
+    """ε ≥ the exact ε_θ(δ) for a subnormal target δ: the smallest ε found by bisection with the log-space
+    upper bound ``ln_delta_up`` ≤ ln δ (δ_θ(ε) decreases in ε, so the verified end is on the safe side)."""
+    target = math.log(delta)
+    hi = max(1.0, theta * (0.5 * theta + math.sqrt(-2.0 * target)))  # a = ε/θ − θ/2 ≥ √(−2 ln δ)
+    for _ in range(2000):
+        if ln_delta_up(hi, theta) <= target or hi > 1e300:
+            break
+        hi *= 2.0
+    if not ln_delta_up(hi, theta) <= target:
+        return np.inf
+    lo = 0.0
+    for _ in range(2000):
+        mid = 0.5 * (lo + hi)
+        if not (lo < mid < hi):
+            break
+        if mid > 0.0 and ln_delta_up(mid, theta) <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def gaussian_sigma(epsilon, delta, sensitivity):

@@ -354,3 +354,20 @@ def test_with_replacement_block_sum_is_an_upper_bound():
         assert exact <= blocks <= exact * (1 + 1e-3), (epsilon, delta, m, n, exact, blocks)
     g = bounds.with_replacement(1e-12, 0.0, 10 ** 12, 1711)  # block mode, δ' well below 1
     assert 0 < g.delta < 1
+
+
+def test_gaussian_profile_inverse_subnormal_delta():
+    """ε_θ(δ) for subnormal δ (was inf): δ_θ(ε) ≤ target, and 1e-9 less ε would exceed it (mpmath)."""
+    import mpmath as mp
+
+    def delta_at(eps, theta):
+        a, b = eps / theta - theta / 2, eps / theta + theta / 2
+        return mp.ncdf(-a) - mp.e ** eps * mp.ncdf(-b)
+
+    with mp.workdps(60):
+        for delta in (5e-324, 1e-320, 2e-310):
+            for theta in (0.1, 1.0, 5.0):
+                eps = bounds.gaussian_profile_inverse(delta, theta)
+                assert math.isfinite(eps)
+                assert delta_at(mp.mpf(eps), mp.mpf(theta)) <= mp.mpf(delta)
+                assert delta_at(mp.mpf(eps) * (1 - 1e-9), mp.mpf(theta)) > mp.mpf(delta)
