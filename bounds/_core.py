@@ -1,8 +1,24 @@
 """Machinery shared by every public function: validation against the record's domains, broadcasting,
-kernel dispatch, scalar-in → float-out.  Reads only the generated plain-data metadata (no sympy)."""
+kernel dispatch, scalar-in → float-out.  Reads only the generated plain-data metadata (no sympy).
+
+Two routes, one contract.  Scalar arguments (Python/numpy real scalars) take a fast path: plain Python
+comparisons against the domain (the domain text is built only when raising) and a direct call of the kernel
+compiled as a plain ``@njit`` function (``numeric.scalar_kernel``).  Arrays are checked with numpy and run
+through the ufunc.  ``tests/bounds/test_contract.py`` proves the two routes bit-identical over the
+accuracy grids.
+
+What counts as a real number: ``float``, ``int`` (not ``bool``), numpy real scalars and arrays of real dtype,
+``numbers.Real`` (``Fraction``, ``Decimal``) when float64 represents them exactly.  A value that float64
+cannot hold exactly — an integer above 2⁵³ such as 2⁵³ + 1, an integer beyond the float range such as 10⁴⁰⁰,
+an inexact ``Fraction`` or ``longdouble`` — is refused with a ``ValueError``: rounding it silently could move a
+bound below the exact value (k = 2⁵³ + 1 would give kε below the truth).  Strings, bytes, ``None``, booleans
+and complex numbers are refused with :class:`ParameterTypeError` (a ``TypeError`` that is also a
+``ValueError``, so code that catches ``ValueError`` for bad input keeps working).
+"""
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -34,13 +50,37 @@ class Guarantee(NamedTuple):
     delta: Any
 
 
+class ParameterTypeError(TypeError, ValueError):
+    """A parameter is not a real number (a string, ``None``, a bool, a complex number, an object...).
+
+    Subclasses both ``TypeError`` (what it is) and ``ValueError`` (what every other bad input raises)."""
+
+
 _OPS = {"<=": np.less_equal, "<": np.less, ">=": np.greater_equal}
+_PY_OPS = {"<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b}
+_TWO53 = 2 ** 53
 
 
-def _fmt(x: float) -> str:
+def _fmt(x: Any) -> str:
+    """A plain number for messages: ``0.5``, ``3``, ``inf``, ``nan`` (never ``np.float64(0.5)``); long integers
+    are abbreviated."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        text = str(int(x))
+        return text if len(text) <= 24 else f"{text[:6]}…({len(text)} digits)"
+    try:
+        x = float(x)
+    except (TypeError, ValueError, OverflowError):
+        return _short_repr(x)
+    if math.isnan(x):
+        return "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return repr(x) if x != int(x) else f"{int(x)}"
+    return repr(x) if x != int(x) or abs(x) >= 1e16 else f"{int(x)}"
+
+
+def _short_repr(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def describe_domain(domain: tuple) -> str:
@@ -49,61 +89,252 @@ def describe_domain(domain: tuple) -> str:
     return f"integers in {text}" if integer else text
 
 
+def _where_text(meta_name: str, theorem_id: str) -> str:
+    return f"(SPEC {theorem_id}, {meta_name})"
+
+
+def _kind_name(x: Any) -> str:
+    if x is None:
+        return "None"
+    if isinstance(x, (str, np.str_)):
+        return "a string"
+    if isinstance(x, (bytes, bytearray, np.bytes_)):
+        return "bytes"
+    if isinstance(x, (bool, np.bool_)):
+        return "a bool"
+    if isinstance(x, (complex, np.complexfloating)):
+        return "a complex number"
+    return f"of type {type(x).__name__}"
+
+
+def _not_real(function: str, name: str, x: Any, where: str, index: str = "") -> ParameterTypeError:
+    return ParameterTypeError(f"{function}: {name}{index} = {_short_repr(x)} is not a real number "
+                              f"({_kind_name(x)}) {where}")
+
+
+def _exact_int(function: str, name: str, i: int, where: str, index: str = "") -> float:
+    """An integer as a float64, refused unless exactly representable (compared as Python ints)."""
+    try:
+        v = float(i)
+    except OverflowError:
+        raise ValueError(f"{function}: {name}{index} = {_fmt(i)} is beyond the float64 range; it cannot be "
+                         f"evaluated {where}") from None
+    if v != i:  # int == float compares exactly in Python
+        raise ValueError(f"{function}: {name}{index} = {i} is an integer above 2^53 that float64 cannot hold "
+                         f"exactly (nearest: {v!r}); rounding it could make the bound unsound, so it is refused "
+                         f"{where}")
+    return v
+
+
+def _real_scalar(function: str, name: str, x: Any, where: str, index: str = "") -> float | None:
+    """``x`` as an exact float64 if it is a real scalar; ``None`` if it is an array-like (left to numpy);
+    raises for anything else."""
+    t = type(x)
+    if t is float:
+        return x
+    if t is int:
+        return float(x) if -_TWO53 <= x <= _TWO53 else _exact_int(function, name, x, where, index)
+    if isinstance(x, (bool, np.bool_, str, bytes, bytearray, np.str_, np.bytes_, complex, np.complexfloating)) \
+            or x is None:
+        raise _not_real(function, name, x, where, index)
+    if isinstance(x, float):  # np.float64 and other float subclasses
+        return float(x)
+    if isinstance(x, (int, np.integer)):
+        return _exact_int(function, name, int(x), where, index)
+    if isinstance(x, np.floating):  # float16/32 widen exactly; longdouble may not fit
+        v = float(x)
+        if v != x and not math.isnan(v):
+            raise ValueError(f"{function}: {name}{index} = {x} ({type(x).__name__}) is not exactly representable "
+                             f"as float64; convert it explicitly {where}")
+        return v
+    if isinstance(x, np.ndarray) or hasattr(x, "__array__") or isinstance(x, (list, tuple)):
+        return None
+    if isinstance(x, numbers.Real):  # Fraction, Decimal, other real types: exact or refused
+        try:
+            v = float(x)
+        except (OverflowError, ValueError, TypeError, ArithmeticError):
+            raise ValueError(f"{function}: {name}{index} = {_short_repr(x)} is beyond the float64 range "
+                             f"{where}") from None
+        try:
+            exact = math.isnan(v) or math.isinf(v) or v == x
+        except (TypeError, ArithmeticError):
+            exact = False
+        if not exact:
+            raise ValueError(f"{function}: {name}{index} = {_short_repr(x)} is not exactly representable as "
+                             f"float64; convert it explicitly (float(...)) {where}")
+        return v
+    raise _not_real(function, name, x, where, index)
+
+
+def _check_scalar(function: str, name: str, v: float, domain: tuple, where: str) -> None:
+    """Domain check of one float with plain comparisons; the domain text is built only when raising."""
+    lo, hi, lo_open, hi_open, integer = domain
+    if v != v:
+        raise ValueError(f"{function}: {name} is NaN; it must lie in {describe_domain(domain)} {where}")
+    if (v <= lo if lo_open else v < lo) or (v >= hi if hi_open else v > hi) or (integer and math.isinf(v)):
+        raise ValueError(f"{function}: {name} = {_fmt(v)} is outside its domain {describe_domain(domain)} {where}")
+    if integer and v != math.floor(v):
+        raise ValueError(f"{function}: {name} = {_fmt(v)} must be an integer; domain: {describe_domain(domain)} "
+                         f"{where}")
+
+
+def _index(values: np.ndarray, bad: np.ndarray) -> tuple[str, tuple]:
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    return ("" if values.ndim == 0 else "[" + ", ".join(str(i) for i in index) + "]"), index
+
+
 def _where(values: np.ndarray, bad: np.ndarray) -> tuple[str, float]:
     """Index text and value of the first offending element."""
-    index = np.argwhere(bad)[0]
-    value = float(values[tuple(index)])
-    return ("" if values.ndim == 0 else "[" + ", ".join(str(int(i)) for i in index) + "]"), value
+    text, index = _index(values, bad)
+    return text, float(values[index])
+
+
+def _real_array(function: str, name: str, value: Any, where: str) -> np.ndarray:
+    """``value`` as a float64 array, refusing non-real dtypes and values float64 cannot hold exactly."""
+    try:
+        array = np.asarray(value)
+    except Exception:  # ragged nesting and the like
+        raise ParameterTypeError(f"{function}: {name} = {_short_repr(value)} is not a real number or an array "
+                                 f"of real numbers {where}") from None
+    kind = array.dtype.kind
+    if kind == "f":
+        converted = array.astype(np.float64)
+        if array.dtype.itemsize > 8:  # longdouble: refuse what float64 would round
+            inexact = (converted != array) & ~np.isnan(array)
+            if inexact.any():
+                text, index = _index(array, inexact)
+                raise ValueError(f"{function}: {name}{text} = {array[index]} is not exactly representable as "
+                                 f"float64 {where}")
+        return converted
+    if kind in "iu":
+        converted = array.astype(np.float64)
+        big = (array > _TWO53) | (array < -_TWO53)  # compared as integers: 2⁵³ + 1 is not rounded first
+        if big.any():  # rare: check exactness element by element, as Python ints
+            for index in zip(*np.nonzero(big)):
+                text = "" if array.ndim == 0 else "[" + ", ".join(str(int(i)) for i in index) + "]"
+                _exact_int(function, name, int(array[index]), where, text)
+        return converted
+    if kind == "O":  # Python objects (big ints, Fractions, None...): element by element
+        out = np.empty(array.shape, dtype=np.float64)
+        for index in np.ndindex(array.shape):
+            text = "" if array.ndim == 0 else "[" + ", ".join(str(i) for i in index) + "]"
+            element = array[index]
+            v = _real_scalar(function, name, element, where, text)
+            if v is None:
+                raise _not_real(function, name, element, where, text)
+            out[index] = v
+        return out
+    kinds = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes", "M": "datetimes",
+             "m": "timedeltas"}
+    raise ParameterTypeError(f"{function}: {name} = {_short_repr(value)} is not a real number or an array of "
+                             f"real numbers ({kinds.get(kind, 'dtype ' + str(array.dtype))}) {where}")
+
+
+def _check_array(function: str, name: str, array: np.ndarray, domain: tuple, where: str) -> None:
+    lo, hi, lo_open, hi_open, integer = domain
+    nan = np.isnan(array)
+    if nan.any():
+        idx, _ = _where(array, nan)
+        raise ValueError(f"{function}: {name}{idx} is NaN; it must lie in {describe_domain(domain)} {where}")
+    below = array <= lo if lo_open else array < lo
+    above = array >= hi if hi_open else array > hi
+    bad = below | above
+    if integer:
+        bad |= np.isinf(array)
+    if bad.any():
+        idx, v = _where(array, bad)
+        raise ValueError(f"{function}: {name}{idx} = {_fmt(v)} is outside its domain {describe_domain(domain)} "
+                         f"{where}")
+    if integer:
+        fractional = array != np.floor(array)
+        if fractional.any():
+            idx, v = _where(array, fractional)
+            raise ValueError(f"{function}: {name}{idx} = {_fmt(v)} must be an integer; domain: "
+                             f"{describe_domain(domain)} {where}")
+
+
+def real(function: str, name: str, value: Any, where: str = "") -> Any:
+    """``value`` as a float (scalars) or float64 array, or a ``ParameterTypeError``/``ValueError`` naming
+    ``function`` and ``name`` — for parameters without a record domain (checked by their caller)."""
+    v = _real_scalar(function, name, value, where)
+    return v if v is not None else _real_array(function, name, value, where)
+
+
+def validate_scalars(function: str, theorem_id: str, params: dict[str, Any]) -> dict[str, float] | None:
+    """The fast path of ``validate``: the parameters as floats if every one is a real scalar (checked against
+    its domain and the record's constraints with plain comparisons), ``None`` if any is an array."""
+    meta = THEOREMS[theorem_id]
+    declared = meta["parameters"]
+    floats = {}
+    for name, x in params.items():
+        v = x if type(x) is float else _real_scalar(function, name, x, _where_text(meta["name"], theorem_id))
+        if v is None:
+            return None
+        floats[name] = v
+    for name, v in floats.items():
+        lo, hi, lo_open, hi_open, integer = domain = declared[name]["domain"]
+        if v != v or (v <= lo if lo_open else v < lo) or (v >= hi if hi_open else v > hi) or \
+                (integer and (math.isinf(v) or v != math.floor(v))):
+            _check_scalar(function, name, v, domain, _where_text(meta["name"], theorem_id))
+    for lhs, op, rhs in meta["constraints"]:
+        if lhs in floats and rhs in floats and not _PY_OPS[op](floats[lhs], floats[rhs]):
+            raise ValueError(f"{function}: {lhs} = {_fmt(floats[lhs])} must be {op} {rhs} = {_fmt(floats[rhs])} "
+                             f"{_where_text(meta['name'], theorem_id)}")
+    return floats
 
 
 def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndarray]:
     """Check every parameter against its declared domain and the record's constraints.
 
     Returns the parameters as broadcast float64 arrays.  Raises ``ValueError`` naming the function,
-    parameter, offending value (first offending element for arrays), domain and theorem.
+    parameter, offending value (first offending element for arrays), domain and theorem; a
+    :class:`ParameterTypeError` for a value that is not a real number.
     """
     meta = THEOREMS[theorem_id]
-    where = f"(SPEC {theorem_id}, {meta['name']})"
+    where = _where_text(meta["name"], theorem_id)
     arrays = {}
     for name, value in params.items():
-        try:
-            array = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{function}: {name} = {value!r} is not a real number {where}") from None
         domain = meta["parameters"][name]["domain"]
-        lo, hi, lo_open, hi_open, integer = domain
-        allowed = describe_domain(domain)
-        nan = np.isnan(array)
-        if nan.any():
-            idx, _ = _where(array, nan)
-            raise ValueError(f"{function}: {name}{idx} is NaN; it must lie in {allowed} {where}")
-        below = array <= lo if lo_open else array < lo
-        above = array >= hi if hi_open else array > hi
-        bad = below | above
-        if integer:
-            bad |= np.isinf(array)
-        if bad.any():
-            idx, v = _where(array, bad)
-            raise ValueError(f"{function}: {name}{idx} = {_fmt(v)} is outside its domain {allowed} {where}")
-        if integer:
-            fractional = array != np.floor(array)
-            if fractional.any():
-                idx, v = _where(array, fractional)
-                raise ValueError(f"{function}: {name}{idx} = {_fmt(v)} must be an integer; domain: {allowed} {where}")
-        arrays[name] = array
-    try:
-        broadcast = np.broadcast_arrays(*arrays.values())
-    except ValueError as exc:
-        raise ValueError(f"{function}: parameter shapes do not broadcast: "
-                         + ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())) from exc
-    arrays = dict(zip(arrays, broadcast))
+        v = _real_scalar(function, name, value, where)
+        if v is not None:
+            _check_scalar(function, name, v, domain, where)
+            arrays[name] = np.asarray(v)
+        else:
+            array = _real_array(function, name, value, where)
+            _check_array(function, name, array, domain, where)
+            arrays[name] = array
+    if len(arrays) > 1 and any(a.ndim for a in arrays.values()):
+        try:
+            broadcast = np.broadcast_arrays(*arrays.values())
+        except ValueError:
+            raise ValueError(f"{function}: parameter shapes do not broadcast: "
+                             + ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items()) + f" {where}") from None
+        arrays = dict(zip(arrays, broadcast))
     for lhs, op, rhs in meta["constraints"]:
+        if lhs not in arrays or rhs not in arrays:
+            continue
         bad = ~_OPS[op](arrays[lhs], arrays[rhs])
         if bad.any():
             idx, v = _where(arrays[lhs], bad)
             w = float(arrays[rhs][tuple(np.argwhere(bad)[0])])
             raise ValueError(f"{function}: {lhs}{idx} = {_fmt(v)} must be {op} {rhs} = {_fmt(w)} {where}")
     return arrays
+
+
+def evaluate_scalar(theorem_id: str, output: str, floats: dict[str, float]) -> float:
+    """One output at one point: the kernel compiled as a plain ``@njit`` function called directly with floats
+    (``numeric.scalar_kernel``: no numpy arrays, no ufunc dispatch, ≈ 0.3 µs), bit-identical to the ufunc
+    route on the accuracy grids (tests/bounds/test_contract.py)."""
+    spec = THEOREMS[theorem_id]["outputs"][output]
+    function = _SCALAR_KERNELS.get(spec["kernel"])
+    if function is None:
+        from numeric import scalar_kernel
+
+        function = _SCALAR_KERNELS[spec["kernel"]] = scalar_kernel(spec["kernel"])
+    return float(function(*[floats.get(a, 0.0) for a in spec["args"]]))
+
+
+_SCALAR_KERNELS: dict[str, Any] = {}
 
 
 def evaluate(theorem_id: str, output: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
@@ -121,6 +352,9 @@ def evaluate(theorem_id: str, output: str, arrays: dict[str, np.ndarray]) -> np.
 
 def value(function: str, theorem_id: str, output: str, **params: Any) -> Any:
     """Validate, evaluate one output, return a float for scalar input (an array otherwise)."""
+    floats = validate_scalars(function, theorem_id, params)
+    if floats is not None:
+        return evaluate_scalar(theorem_id, output, floats)
     scalar = is_scalar(*params.values())
     return as_output(evaluate(theorem_id, output, validate(function, theorem_id, **params)), scalar)
 
@@ -136,8 +370,11 @@ def is_scalar(*values: Any) -> bool:
 def guarantee(function: str, theorem_id: str, outputs: tuple[str, str] = ("epsilon", "delta"),
               **params: Any) -> Guarantee:
     """Validate, evaluate two outputs, and return them as a ``Guarantee``."""
+    floats = validate_scalars(function, theorem_id, params)
+    if floats is not None:
+        return Guarantee(evaluate_scalar(theorem_id, outputs[0], floats),
+                         evaluate_scalar(theorem_id, outputs[1], floats))
     scalar = is_scalar(*params.values())
     arrays = validate(function, theorem_id, **params)
-    eps = evaluate(theorem_id, outputs[0], arrays)
-    dlt = evaluate(theorem_id, outputs[1], arrays)
-    return Guarantee(as_output(eps, scalar), as_output(dlt, scalar))
+    return Guarantee(as_output(evaluate(theorem_id, outputs[0], arrays), scalar),
+                     as_output(evaluate(theorem_id, outputs[1], arrays), scalar))

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._core import as_output, evaluate, is_scalar, validate
+from ._core import _fmt, as_output, evaluate, is_scalar, real, validate
 
 MAX_N = 2.0 ** 40  # n_m ≈ k/γ must stay far below 2⁵³ (the kernel's integers are exact doubles)
 _PRECONDITION_SLACK = 1e-12
@@ -58,19 +58,19 @@ def _check_precondition(function: str, theorem_id: str, k: np.ndarray, beta: np.
         lowest = smallest_admissible_epsilon(float(b[i]))
         if eps1 is None:
             raise ValueError(
-                f"{function}: epsilon{idx} = {float(e[i])!r} is below −ln(1 − beta) = {-math.log1p(-b[i])!r} for "
-                f"beta = {b[i]!r}; the theorem needs ε ≥ −ln(1 − β) (decided exactly; the smallest admissible "
-                f"double is {lowest!r}) {where}")
+                f"{function}: epsilon{idx} = {_fmt(float(e[i]))} is below −ln(1 − beta) = {_fmt(-math.log1p(-b[i]))} for "
+                f"beta = {_fmt(b[i])}; the theorem needs ε ≥ −ln(1 − β) (decided exactly; the smallest admissible "
+                f"double is {_fmt(lowest)}) {where}")
         raise ValueError(
-            f"{function}: epsilon{idx} − epsilon1 = {e[i]!r} − {e1[i]!r} is below −ln(1 − beta) = "
-            f"{-math.log1p(-b[i])!r} for beta = {b[i]!r}; the theorem needs ε ≥ −ln(1 − β) + ε₁ {where}")
+            f"{function}: epsilon{idx} − epsilon1 = {_fmt(e[i])} − {_fmt(e1[i])} is below −ln(1 − beta) = "
+            f"{_fmt(-math.log1p(-b[i]))} for beta = {_fmt(b[i])}; the theorem needs ε ≥ −ln(1 − β) + ε₁ {where}")
     with np.errstate(all="ignore"):
         gamma = -np.expm1(np.log1p(-b) - (e - e1))
         big = k.ravel() / gamma > MAX_N
     if big.any():
         i = int(np.flatnonzero(big)[0])
-        raise ValueError(f"{function}: k/γ = {k.ravel()[i] / gamma[i]:.3g} exceeds 2^40 (k = {k.ravel()[i]!r}, "
-                         f"beta = {b[i]!r}): the scan over n would leave the exactly representable integers {where}")
+        raise ValueError(f"{function}: k/γ = {k.ravel()[i] / gamma[i]:.3g} exceeds 2^40 (k = {_fmt(k.ravel()[i])}, "
+                         f"beta = {_fmt(b[i])}): the scan over n would leave the exactly representable integers {where}")
 
 
 def _d(function: str, theorem_id: str, **params: Any) -> Any:
@@ -196,11 +196,24 @@ def _d_scalar(k: float, beta: float, epsilon: float) -> float:
     return float(kernel("numeric.kanon:delta", 3)(float(k), float(beta), float(epsilon)))
 
 
+def _target(function: str, delta: Any, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    """The target δ as a float array broadcast with the validated parameters (which are broadcast too)."""
+    target = np.asarray(real(function, "delta", delta, "(SPEC T15)"), dtype=np.float64)
+    try:
+        shape = np.broadcast_shapes(target.shape, *(a.shape for a in arrays.values()))
+    except ValueError:
+        raise ValueError(f"{function}: parameter shapes do not broadcast: delta {target.shape}, "
+                         + ", ".join(f"{k} {a.shape}" for k, a in arrays.items()) + " (SPEC T15)") from None
+    for name in arrays:
+        arrays[name] = np.broadcast_to(arrays[name], shape)
+    return np.broadcast_to(target, shape)
+
+
 def _check_target(function: str, delta: np.ndarray) -> None:
     bad = np.isnan(delta) | (delta <= 0) | (delta > 1)
     if bad.any():
         i = int(np.flatnonzero(bad.ravel())[0])
-        raise ValueError(f"{function}: delta{_where(delta.shape, i)} = {delta.ravel()[i]!r} must lie in (0, 1] "
+        raise ValueError(f"{function}: delta{_where(delta.shape, i)} = {_fmt(delta.ravel()[i])} must lie in (0, 1] "
                          "(d > 0 for every finite ε) (SPEC T15)")
 
 
@@ -261,11 +274,9 @@ def safe_k_anonymization_min_k(*, delta: ArrayLike, beta: ArrayLike, epsilon: Ar
     function = "safe_k_anonymization_min_k"
     scalar = is_scalar(delta, beta, epsilon)
     arrays = validate(function, "T15", k=1.0, beta=beta, epsilon=epsilon)
-    shape = np.broadcast_shapes(np.shape(delta), arrays["beta"].shape)  # δ broadcasts with β and ε
-    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), shape)
+    target = _target(function, delta, arrays)
     _check_target(function, target)
     _check_precondition(function, "T15", arrays["k"], arrays["beta"], arrays["epsilon"], None)
-    arrays = {k: np.broadcast_to(v, shape) for k, v in arrays.items()}
 
     def one(t: float, b: float, e: float) -> float:
         if _d_scalar(1, b, e) <= t:
@@ -275,8 +286,8 @@ def safe_k_anonymization_min_k(*, delta: ArrayLike, beta: ArrayLike, epsilon: Ar
         while _d_scalar(hi, b, e) > t:
             lo, hi = hi, 2 * hi
             if hi / gamma > MAX_N:
-                raise ValueError(f"{function}: no k with k/γ ≤ 2^40 reaches delta = {t!r} (beta = {b!r}, "
-                                 f"epsilon = {e!r}) (SPEC T15)")
+                raise ValueError(f"{function}: no k with k/γ ≤ 2^40 reaches delta = {_fmt(t)} (beta = {_fmt(b)}, "
+                                 f"epsilon = {_fmt(e)}) (SPEC T15)")
         while hi - lo > 1:
             mid = math.floor((lo + hi) / 2)
             if _d_scalar(mid, b, e) <= t:
@@ -334,22 +345,20 @@ def safe_k_anonymization_min_epsilon(*, k: ArrayLike, beta: ArrayLike, delta: Ar
     function = "safe_k_anonymization_min_epsilon"
     scalar = is_scalar(k, beta, delta)
     arrays = validate(function, "T15", k=k, beta=beta, epsilon=0.0)
-    shape = np.broadcast_shapes(np.shape(delta), arrays["k"].shape)  # δ broadcasts with k and β
-    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), shape)
-    arrays = {k: np.broadcast_to(v, shape) for k, v in arrays.items()}
+    target = _target(function, delta, arrays)
     _check_target(function, target)
 
     def one(kk: float, b: float, t: float) -> float:
         lo = smallest_admissible_epsilon(b)
         if -math.expm1(math.log1p(-b) - lo) and kk / -math.expm1(math.log1p(-b) - lo) > MAX_N:
-            raise ValueError(f"{function}: k/γ exceeds 2^40 at the smallest ε (k = {kk!r}, beta = {b!r}) (SPEC T15)")
+            raise ValueError(f"{function}: k/γ exceeds 2^40 at the smallest ε (k = {_fmt(kk)}, beta = {_fmt(b)}) (SPEC T15)")
         if _d_scalar(kk, b, lo) <= t:
             return lo
         hi = max(2 * lo, 1e-3)
         while _d_scalar(kk, b, hi) > t:
             if hi > 700:
-                raise ValueError(f"{function}: delta = {t!r} is below lim_(ε→∞) d = β^k = {b ** kk!r} for k = {kk!r}, "
-                                 f"beta = {b!r}: no ε reaches it (SPEC T15)")
+                raise ValueError(f"{function}: delta = {_fmt(t)} is below lim_(ε→∞) d = β^k = {_fmt(b ** kk)} for k = {_fmt(kk)}, "
+                                 f"beta = {_fmt(b)}: no ε reaches it (SPEC T15)")
             lo, hi = hi, 2 * hi
         a, z = _bits(lo), _bits(hi)  # d(a) > t ≥ d(z); positive doubles are ordered like their bits
         while z - a > 1:
@@ -413,32 +422,35 @@ def safe_k_anonymization_max_beta(*, k: ArrayLike, epsilon: ArrayLike, delta: Ar
     function = "safe_k_anonymization_max_beta"
     scalar = is_scalar(k, epsilon, delta)
     arrays = validate(function, "T15", k=k, beta=0.5, epsilon=epsilon)
-    shape = np.broadcast_shapes(np.shape(delta), arrays["k"].shape)  # δ broadcasts with k and ε
-    target = np.broadcast_to(np.asarray(delta, dtype=np.float64), shape)
-    arrays = {k: np.broadcast_to(v, shape) for k, v in arrays.items()}
+    target = _target(function, delta, arrays)
     _check_target(function, target)
     eps = arrays["epsilon"]
     if np.any((eps == 0) | np.isinf(eps)):
         i = int(np.flatnonzero(((eps == 0) | np.isinf(eps)).ravel())[0])
-        raise ValueError(f"{function}: epsilon{_where(eps.shape, i)} = {eps.ravel()[i]!r} must be finite and > 0 "
+        raise ValueError(f"{function}: epsilon{_where(eps.shape, i)} = {_fmt(eps.ravel()[i])} must be finite and > 0 "
                          "(ε = 0 admits no β > 0; ε = inf gives δ = 0 for every β) (SPEC T15)")
 
     def one(kk: float, e: float, t: float) -> float:
         top = -math.expm1(-e)  # 1 − e^{−ε}: the largest admissible β, up to rounding
-        while top > 0 and not admissible_exact(top, e, 0.0):
-            top = math.nextafter(top, 0.0)
-        while admissible_exact(math.nextafter(top, 1.0), e, 0.0) and math.nextafter(top, 1.0) < 1.0:
-            top = math.nextafter(top, 1.0)
+        if e >= 40.0:
+            # −ln(1 − β) at the largest double below 1 is ln 2⁵³ ≈ 36.7 ≤ ε: every double β < 1 is admissible
+            # (and the exact decision would overflow its decimal context for ε ≳ 2·10⁶)
+            top = math.nextafter(1.0, 0.0)
+        else:
+            while top > 0 and not admissible_exact(top, e, 0.0):
+                top = math.nextafter(top, 0.0)
+            while math.nextafter(top, 1.0) < 1.0 and admissible_exact(math.nextafter(top, 1.0), e, 0.0):
+                top = math.nextafter(top, 1.0)
         if kk / -math.expm1(math.log1p(-top * 1e-12) - e) > MAX_N:
-            raise ValueError(f"{function}: k/γ exceeds 2^40 (k = {kk!r}, epsilon = {e!r}) (SPEC T15)")
+            raise ValueError(f"{function}: k/γ exceeds 2^40 (k = {_fmt(kk)}, epsilon = {_fmt(e)}) (SPEC T15)")
         # d is NOT monotone in β (it drops where γn crosses an integer): look for the first crossing on a
         # geometric grid from top·10⁻¹² upward, then bisect between the last grid point with d ≤ δ and it
         grid = top * np.logspace(-12, 0, GRID_POINTS)
         grid[-1] = top
         values = [_d_scalar(kk, float(b), e) for b in grid]
         if values[0] > t:
-            raise ValueError(f"{function}: no β ≥ {grid[0]!r} reaches delta = {t!r} for k = {kk!r}, "
-                             f"epsilon = {e!r} (SPEC T15)")
+            raise ValueError(f"{function}: no β ≥ {_fmt(grid[0])} reaches delta = {_fmt(t)} for k = {_fmt(kk)}, "
+                             f"epsilon = {_fmt(e)} (SPEC T15)")
         above = [i for i, v in enumerate(values) if v > t]
         if not above:
             return top

@@ -25,16 +25,16 @@ from typing import Any, ClassVar, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._core import Guarantee, as_output, is_scalar, validate
+from ._core import Guarantee, _fmt, as_output, is_scalar, real, validate
 
 _GAUSSIAN, _LAPLACE = 0.0, 1.0  # numeric.subsampled_profiles.GAUSSIAN / LAPLACE
 
 
 def _check_theta(cls: str, theta: Any) -> float:
-    try:
-        t = float(theta)
-    except (TypeError, ValueError):
-        raise ValueError(f"{cls}: theta = {theta!r} is not a real number") from None
+    t = real(cls, "theta", theta)
+    if np.ndim(t) != 0:
+        raise ValueError(f"{cls}: theta must be a single number, got shape {np.shape(t)}")
+    t = float(t)
     if not (t > 0.0 and math.isfinite(t)):
         raise ValueError(f"{cls}: theta = {t!r} must lie in (0, inf) (θ = Δ/b or Δ/σ)")
     return t
@@ -45,10 +45,12 @@ def _times_k_up(theta: float, k: int) -> float:
     return theta if k == 1 else float(np.nextafter(k * theta, np.inf))
 
 
-def _check_k(k: Any) -> int:
-    if isinstance(k, bool) or not float(k) == int(k) or int(k) < 1:
-        raise ValueError(f"group size k = {k!r} must be an integer ≥ 1")
-    return int(k)
+def _check_k(k: Any, function: str = "group_profile") -> int:
+    value = real(function, "k", k)
+    if np.ndim(value) != 0 or not math.isfinite(value) or value != math.floor(value) or value < 1:
+        shown = _fmt(value) if np.ndim(value) == 0 else repr(k)
+        raise ValueError(f"{function}: group size k = {shown} must be a finite integer ≥ 1")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ class _ShiftedNoise:
 
     def group(self, k: int) -> "_ShiftedNoise":
         """The same noise on a group of k records (white box): θ → kθ (rounded up)."""
-        return type(self)(_times_k_up(self.theta, _check_k(k)))
+        return type(self)(_times_k_up(self.theta, _check_k(k, f"{type(self).__name__}.group")))
 
     def group_profile(self, epsilon: ArrayLike, k: int) -> Any:
         """Upper bound on δ_{M,k}(ε) = δ_{kθ}(ε), rounded up."""
@@ -242,7 +244,10 @@ class EpsDelta:
     delta: float
 
     def __post_init__(self) -> None:
-        validate("EpsDelta", "T1", epsilon=self.epsilon, delta=self.delta)
+        checked = validate("EpsDelta", "T1", epsilon=self.epsilon, delta=self.delta)
+        for name in ("epsilon", "delta"):
+            if checked[name].ndim != 0:
+                raise ValueError(f"EpsDelta: {name} must be a single number, got shape {checked[name].shape}")
         object.__setattr__(self, "epsilon", float(self.epsilon))
         object.__setattr__(self, "delta", float(self.delta))
 
@@ -261,7 +266,7 @@ class EpsDelta:
 
     def group_profile(self, epsilon: ArrayLike, k: int) -> Any:
         """Black-box group profile (SPEC T7): min(1, (e^ε − 1)/(e^{ε/k} − 1)·δ_M(ε/k)), rounded up."""
-        k = _check_k(k)
+        k = _check_k(k, "EpsDelta.group_profile")
         scalar = is_scalar(epsilon)
         e = validate("EpsDelta.group_profile", "T1", epsilon=epsilon)["epsilon"]
         if k == 1:
@@ -330,8 +335,8 @@ def poisson_subsampling_profile(mechanism: Mechanism, epsilon: ArrayLike, rate: 
     from .subsampling import poisson_subsampling
 
     scalar = is_scalar(epsilon, rate)
-    g = poisson_subsampling(epsilon, 0.0, rate)
     arrays = validate("poisson_subsampling_profile", "T1", epsilon=epsilon, rate=rate)
+    g = poisson_subsampling(arrays["epsilon"], 0.0, arrays["rate"])
     delta = _scaled_up(arrays["rate"], mechanism.profile(arrays["epsilon"]))
     return Guarantee(g.epsilon, as_output(np.asarray(delta), scalar))
 
@@ -377,8 +382,8 @@ def without_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: Arr
     from .subsampling import without_replacement
 
     scalar = is_scalar(epsilon, m, n)
-    g = without_replacement(epsilon, 0.0, m, n)
     arrays = validate("without_replacement_profile", "T2", epsilon=epsilon, m=m, n=n)
+    g = without_replacement(arrays["epsilon"], 0.0, arrays["m"], arrays["n"])
     eta = arrays["m"] / arrays["n"]
     eta = np.where(eta * arrays["n"] == arrays["m"], eta, np.nextafter(eta, np.inf))
     delta = _scaled_up(eta, mechanism.profile(arrays["epsilon"]))
@@ -436,7 +441,7 @@ def with_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayL
 
     # "add/remove" is how theorem() and `ampbounds list` print the relation: accept what is printed
     relations = {"substitute": "T3", "add_remove": "T4", "add/remove": "T4"}
-    if relation not in relations:
+    if not isinstance(relation, str) or relation not in relations:
         raise ValueError(f"with_replacement_profile: relation = {relation!r} must be 'substitute' (T3) "
                          "or 'add_remove' / 'add/remove' (T4)")
     if isinstance(mechanism, EpsDelta):
@@ -445,8 +450,8 @@ def with_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayL
                              f"mechanism's own ε₀ = {mechanism.epsilon!r}; got epsilon = {epsilon!r}")
         return with_replacement(epsilon, mechanism.delta, m, n, relation=relation)
     scalar = is_scalar(epsilon, m, n)
-    g = with_replacement(epsilon, 0.0, m, n, relation=relation)
     arrays = validate("with_replacement_profile", relations[relation], epsilon=epsilon, m=m, n=n)
+    g = with_replacement(arrays["epsilon"], 0.0, arrays["m"], arrays["n"], relation=relation)
     from numeric import kernel
 
     mech = np.full(arrays["epsilon"].shape, _GAUSSIAN if isinstance(mechanism, Gaussian) else _LAPLACE)

@@ -18,9 +18,11 @@ MNAR mechanisms (missingness depending on unobserved values) are not covered.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from collections import defaultdict
+from collections.abc import Sequence as _SequenceABC
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -29,7 +31,7 @@ from typing import Any, Sequence, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._core import Guarantee, as_output, evaluate, guarantee, is_scalar, validate
+from ._core import Guarantee, as_output, evaluate, guarantee, is_scalar, real, validate
 
 Number = Union[Fraction, float]
 
@@ -219,6 +221,14 @@ def fwl_ratio(lipschitz: Sequence[Any] | np.ndarray, rho: Any) -> Number:
     >>> bounds.fwl_ratio([1.0] * 10, 0.3)
     0.30000000000000004
     """
+    if isinstance(lipschitz, UniformConstants):  # equal constants: r = ⌊ρd⌋/d without listing them
+        value, exact = _exact_value("fwl_ratio", "lipschitz[0]", lipschitz.value)
+        _, rho_exact = _exact_value("fwl_ratio", "rho", rho)
+        if value <= 0:
+            raise ValueError("fwl_ratio: every lipschitz constant is 0 (or negative), so C̃/C is undefined "
+                             "(SPEC T18)")
+        ratio = Fraction(_observed_count("fwl_ratio", rho, lipschitz.d), lipschitz.d)
+        return ratio if exact and rho_exact else float_up(ratio)
     values, exact = _constants("fwl_ratio", lipschitz)
     _, rho_exact = _exact_value("fwl_ratio", "rho", rho)
     total = _exact_sum(values)
@@ -366,7 +376,7 @@ def missing_data_gaussian(epsilon: ArrayLike, delta: ArrayLike, p_star: ArrayLik
         index = np.argwhere(big)[0]
         where = "" if big.ndim == 0 else "[" + ", ".join(str(int(i)) for i in index) + "]"
         value = float(arrays["epsilon"][tuple(index)])
-        raise ValueError(f"missing_data_gaussian: epsilon{where} = {value!r} > 1: Thm 4.7 assumes the classical "
+        raise ValueError(f"missing_data_gaussian: epsilon{where} = {float(value)!r} > 1: Thm 4.7 assumes the classical "
                          "Gaussian calibration σ = C₂c/ε with c² > 2 ln(1.25/δ), which is (ε, δ)-DP only for "
                          "ε ≤ 1 (SPEC T18); for ε > 1 apply missing_data (T17) to the mechanism's actual "
                          "(ε, δ)")
@@ -438,10 +448,7 @@ def missing_data_corollary(epsilon: ArrayLike, p_star: ArrayLike, rho: ArrayLike
     """
     scalar = is_scalar(epsilon, p_star, rho)
     arrays = validate("missing_data_corollary", "T18", epsilon=epsilon, p_star=p_star)
-    try:
-        r = np.asarray(rho, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"missing_data_corollary: rho = {rho!r} is not a real number (SPEC T18)") from None
+    r = np.asarray(real("missing_data_corollary", "rho", rho, "(SPEC T18)"), dtype=np.float64)
     nan = np.isnan(r)
     if nan.any():
         raise ValueError("missing_data_corollary: rho is NaN; it must lie in (0, 1] (SPEC T18)")
@@ -472,6 +479,43 @@ def missing_data_corollary(epsilon: ArrayLike, p_star: ArrayLike, rho: ArrayLike
 # --------------------------------------------------------------------------------------------------------
 # Table 1: FWL constants of standard queries
 # --------------------------------------------------------------------------------------------------------
+
+class UniformConstants(_SequenceABC):
+    """d equal feature-wise Lipschitz constants, stored once: an immutable sequence of length d in O(1)
+    memory, so presets such as ``fwl_histogram(10**9)`` do not build a billion-entry tuple (issue 11)."""
+
+    __slots__ = ("value", "d")
+
+    def __init__(self, value: Number, d: int) -> None:
+        self.value, self.d = value, int(d)
+
+    def __len__(self) -> int:
+        return self.d
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self.value for _ in range(*index.indices(self.d)))
+        i = index.__index__()
+        if not -self.d <= i < self.d:
+            raise IndexError("UniformConstants index out of range")
+        return self.value
+
+    def __iter__(self):
+        return itertools.repeat(self.value, self.d)
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, UniformConstants):
+            return self.d == other.d and (self.d == 0 or self.value == other.value)
+        if isinstance(other, (tuple, list)):
+            return len(other) == self.d and all(x == self.value for x in other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((UniformConstants, self.value, self.d))
+
+    def __repr__(self) -> str:
+        return f"({self.value!r},)*{self.d}" if self.d > 4 else repr(tuple(self))
+
 
 @dataclass(frozen=True)
 class FWLQuery:
@@ -516,6 +560,10 @@ class FWLQuery:
     @property
     def sensitivity(self) -> Number:
         """C_p = 2B·Σ_j L_j, the calibration constant of the paper's eq. (4) (rounded up for floats)."""
+        if isinstance(self.lipschitz, UniformConstants):
+            exact = _is_exact(self.lipschitz.value) and _is_exact(self.bound)
+            c = 2 * Fraction(self.bound) * self.lipschitz.d * Fraction(self.lipschitz.value)
+            return c if exact else float_up(c)
         values = [Fraction(x) for x in (*self.lipschitz, self.bound)]
         exact = all(_is_exact(x) for x in (*self.lipschitz, self.bound))
         c = 2 * values[-1] * _exact_sum(values[:-1])
@@ -541,6 +589,8 @@ def _positive_int(function: str, name: str, x: Any) -> int:
     if isinstance(x, bool) or not isinstance(x, numbers.Integral) and not (
             isinstance(x, float) and x.is_integer()):
         raise ValueError(f"{function}: {name} = {x!r} must be a positive integer")
+    if isinstance(x, float) and x >= 2.0 ** 53:  # a float this large stands for many integers
+        raise ValueError(f"{function}: {name} = {x!r} is a float above 2^53; pass the exact integer")
     if int(x) < 1:
         raise ValueError(f"{function}: {name} = {x!r} must be a positive integer")
     return int(x)
@@ -596,7 +646,7 @@ def fwl_histogram(cells: int, n: int | None = None) -> FWLQuery:
     """
     d = _positive_int("fwl_histogram", "cells", cells)
     scale = Fraction(1) if n is None else Fraction(1, _positive_int("fwl_histogram", "n", n))
-    return FWLQuery("histogram", (scale,) * d, Fraction(1), "l1", "Table 1; Prop C.2 (L)")
+    return FWLQuery("histogram", UniformConstants(scale, d), Fraction(1), "l1", "Table 1; Prop C.2 (L)")
 
 
 def fwl_linear(matrices: Any) -> FWLQuery:
@@ -683,7 +733,7 @@ def fwl_mean(d: int, n: int, bound: Any) -> FWLQuery:
     d = _positive_int("fwl_mean", "d", d)
     n = _positive_int("fwl_mean", "n", n)
     b, exact = _positive("fwl_mean", "bound", bound)
-    return FWLQuery("mean", (Fraction(1, n),) * d, _out(b, exact), "l1", "Table 1; Prop C.2 (L)")
+    return FWLQuery("mean", UniformConstants(Fraction(1, n), d), _out(b, exact), "l1", "Table 1; Prop C.2 (L)")
 
 
 def fwl_clipped_mean(d: int, n: int, clip: Any) -> FWLQuery:
@@ -728,7 +778,7 @@ def fwl_clipped_mean(d: int, n: int, clip: Any) -> FWLQuery:
     d = _positive_int("fwl_clipped_mean", "d", d)
     n = _positive_int("fwl_clipped_mean", "n", n)
     c, exact = _positive("fwl_clipped_mean", "clip", clip)
-    return FWLQuery("clipped mean", (Fraction(1, n),) * d, _out(c, exact), "l1", "Table 1 (derived from Def. 4.1)")
+    return FWLQuery("clipped mean", UniformConstants(Fraction(1, n), d), _out(c, exact), "l1", "Table 1 (derived from Def. 4.1)")
 
 
 def fwl_covariance(d: int, n: int, bound: Any, *, norm: str = "l1") -> FWLQuery:
@@ -773,6 +823,8 @@ def fwl_covariance(d: int, n: int, bound: Any, *, norm: str = "l1") -> FWLQuery:
     d = _positive_int("fwl_covariance", "d", d)
     n = _positive_int("fwl_covariance", "n", n)
     b, exact = _positive("fwl_covariance", "bound", bound)
+    if not isinstance(norm, str):
+        raise ValueError(f"fwl_covariance: norm = {norm!r} must be 'l1' or 'l2'")
     if norm == "l1":
         value, ok = 2 * b * d / n, exact
     elif norm == "l2":
@@ -780,7 +832,7 @@ def fwl_covariance(d: int, n: int, bound: Any, *, norm: str = "l1") -> FWLQuery:
         value, ok = 2 * b * Fraction(root) / n, exact and root_exact
     else:
         raise ValueError(f"fwl_covariance: norm = {norm!r} must be 'l1' or 'l2'")
-    return FWLQuery("covariance", (_out(value, ok),) * d, _out(b, exact), norm,
+    return FWLQuery("covariance", UniformConstants(_out(value, ok), d), _out(b, exact), norm,
                     "Table 1; Prop C.2 (Q)" if norm == "l1" else "Table 1 (ℓ2 constant derived from Def. 4.1)")
 
 
@@ -840,7 +892,7 @@ def fwl_projected_mean(projection: Any, n: int, bound: Any, *, norm: str = "l2")
         raise ValueError(f"fwl_projected_mean: projection must be a k×d matrix, got shape {array.shape}")
     n = _positive_int("fwl_projected_mean", "n", n)
     b, b_exact = _positive("fwl_projected_mean", "bound", bound)
-    if norm not in ("l1", "l2"):
+    if not isinstance(norm, str) or norm not in ("l1", "l2"):
         raise ValueError(f"fwl_projected_mean: norm = {norm!r} must be 'l1' or 'l2'")
     constants = []
     for j in range(array.shape[1]):

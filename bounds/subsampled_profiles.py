@@ -14,7 +14,7 @@ DIRECTIONS = ("remove", "add", "both")
 
 
 def _direction(function: str, direction: Any) -> tuple[str, ...]:
-    if direction not in DIRECTIONS:
+    if not isinstance(direction, str) or direction not in DIRECTIONS:
         raise ValueError(f"{function}: direction = {direction!r} must be 'remove', 'add' or 'both' (SPEC T11)")
     return ("remove", "add") if direction == "both" else (direction,)
 

@@ -210,7 +210,7 @@ def with_replacement(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, n: Arra
     """
     # "add/remove" is how theorem() and `ampbounds list` print the relation: accept what is printed
     relations = {"substitute": "T3", "add_remove": "T4", "add/remove": "T4"}
-    if relation not in relations:
+    if not isinstance(relation, str) or relation not in relations:
         raise ValueError(f"with_replacement: relation = {relation!r} must be 'substitute' (T3) "
                          "or 'add_remove' / 'add/remove' (T4)")
     return guarantee("with_replacement", relations[relation], epsilon=epsilon, delta=delta, m=m, n=n)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Hashable, Iterable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._core import Guarantee, as_output, evaluate, guarantee, is_scalar, validate
+from ._core import Guarantee, as_output, evaluate, guarantee, is_scalar, real, validate
 
 __all__ = ["SuppressionBound", "deterministic_suppression", "outlier_score_suppression",
            "outlier_score_suppression_inverse", "suppression_bound", "suppression_sensitivity"]
@@ -75,8 +75,8 @@ def deterministic_suppression(epsilon: ArrayLike, delta: ArrayLike, sensitivity:
     >>> bounds.deterministic_suppression(0.5, 1e-6, 3).epsilon
     1.5
     """
-    arr = np.asarray(sensitivity, dtype=np.float64) if not isinstance(sensitivity, str) else None
-    if arr is not None and np.isinf(arr).any():
+    arr = np.asarray(real("deterministic_suppression", "sensitivity", sensitivity, "(SPEC T12)"))
+    if np.isinf(arr).any():
         raise ValueError("deterministic_suppression: sensitivity = inf: the suppression changes S(D) by an "
                          "unbounded number of records between neighbouring databases, so M∘S is NOT "
                          "differentially private for any (ε, δ) with δ < 1 (SPEC T12, Miranda-Pascual et al. "
@@ -84,13 +84,49 @@ def deterministic_suppression(epsilon: ArrayLike, delta: ArrayLike, sensitivity:
     return guarantee("deterministic_suppression", "T12", epsilon=epsilon, delta=delta, sensitivity=sensitivity)
 
 
-def _databases(universe: Iterable[Hashable], max_size: int) -> tuple[tuple, list[tuple]]:
-    elements = tuple(sorted(set(universe)))
-    if len(elements) != len(list(universe)):
-        raise ValueError("universe: records must be distinct elements (two people with equal values are two "
-                         "elements, e.g. (id, value) pairs)")
-    if not isinstance(max_size, int) or max_size < 1:
-        raise ValueError(f"max_size = {max_size!r} must be an integer ≥ 1")
+# Exact evaluators enumerate every (D, y) with |D| < max_size and y ∉ D: Σ_{s<max_size} C(N, s)·(N − s) cases
+# for a universe of N records, each calling the algorithm (and, for T13, summing over its output
+# distribution).  The count is computed first and refused above ``max_cases`` (the defaults below run in
+# seconds on the docstring's examples: T13 with a Poisson suppression on 9 records ≈ 4 s for 2,304 cases).
+MAX_CASES_BOUND = 4096
+MAX_CASES_SENSITIVITY = 200_000
+MAX_EPSILON = 10_000.0  # e^ε is expanded to an exact rational of about 1.44·ε bits
+
+
+def count_cases(records: int, max_size: int) -> int:
+    """Number of (D, y) pairs with D ⊆ universe, |D| < max_size, y ∉ D (exact, Python ints)."""
+    return sum(math.comb(records, s) * (records - s) for s in range(0, min(max_size - 1, records) + 1))
+
+
+def _databases(function: str, universe: Iterable[Hashable], max_size: Any,
+               max_cases: Any) -> tuple[tuple, list[tuple]]:
+    """Check ``universe``, ``max_size`` and the enumeration's size, then list the databases."""
+    if isinstance(max_size, bool) or not isinstance(max_size, (int, np.integer)) or max_size < 1:
+        raise ValueError(f"{function}: max_size = {max_size!r} must be an integer ≥ 1")
+    max_size = int(max_size)
+    if isinstance(max_cases, bool) or not isinstance(max_cases, (int, np.integer)) or max_cases < 1:
+        raise ValueError(f"{function}: max_cases = {max_cases!r} must be an integer ≥ 1")
+    if isinstance(universe, (str, bytes)) or not isinstance(universe, Iterable):
+        raise ValueError(f"{function}: universe = {universe!r} must be an iterable of records")
+    records = list(universe)  # a generator can be read once only
+    try:
+        distinct = set(records)
+    except TypeError as exc:
+        raise ValueError(f"{function}: universe: records must be hashable ({exc})") from None
+    if len(distinct) != len(records):
+        raise ValueError(f"{function}: universe: records must be distinct elements (two people with equal values "
+                         "are two elements, e.g. (id, value) pairs)")
+    try:
+        elements = tuple(sorted(distinct))
+    except TypeError as exc:
+        raise ValueError(f"{function}: universe: records must be mutually orderable, e.g. all numbers or all "
+                         f"tuples of the same types ({exc})") from None
+    cases = count_cases(len(elements), max_size)
+    if cases > max_cases:
+        raise ValueError(f"{function}: the enumeration has {cases} cases (|universe| = {len(elements)}, "
+                         f"max_size = {max_size}), more than max_cases = {max_cases}; pass a larger max_cases= "
+                         "to run it anyway (the time grows with the count, for T13 also with the size of each "
+                         "output distribution)")
     dbs = [D for size in range(0, min(max_size, len(elements)) + 1) for D in itertools.combinations(elements, size)]
     return elements, dbs
 
@@ -109,7 +145,7 @@ def _deterministic_output(algorithm: Callable, D: tuple) -> tuple:
 
 
 def suppression_sensitivity(algorithm: Callable[[tuple], Any], universe: Iterable[Hashable], max_size: int,
-                            *, domain: str = "all") -> float:
+                            *, domain: str = "all", max_cases: int = MAX_CASES_SENSITIVITY) -> float:
     """Sensitivity Δ_𝕊S of a deterministic suppression, by enumeration (SPEC T12).
 
     Enumerates every database D (sorted tuple of distinct elements of ``universe``) with |D| < ``max_size``
@@ -134,6 +170,8 @@ def suppression_sensitivity(algorithm: Callable[[tuple], Any], universe: Iterabl
         𝕊 = all databases (paths may pass through any database: the distance is |S(D) △ S(D')|), or
         𝕊 = the image S(𝔻) of the enumerated databases (paths must stay inside it; ``inf`` is returned when
         S(D) and S(D₊y) are in different connected components, i.e. the path distance is unbounded).
+    max_cases : int
+        Largest enumeration allowed (number of (D, y) pairs, counted before anything runs); default 200,000.
 
     Returns
     -------
@@ -153,9 +191,9 @@ def suppression_sensitivity(algorithm: Callable[[tuple], Any], universe: Iterabl
     >>> bounds.suppression_sensitivity(drop_b, ["a", "b", "c"], 3)
     1.0
     """
-    if domain not in ("all", "image"):
+    if not isinstance(domain, str) or domain not in ("all", "image"):
         raise ValueError(f"suppression_sensitivity: domain = {domain!r} must be 'all' or 'image'")
-    elements, dbs = _databases(universe, max_size)
+    elements, dbs = _databases("suppression_sensitivity", universe, max_size, max_cases)
     outputs = {D: _deterministic_output(algorithm, D) for D in dbs}
     pairs = [(D, tuple(sorted(D + (y,)))) for D in dbs if len(D) < max_size for y in elements if y not in D]
     if domain == "all":
@@ -333,7 +371,7 @@ def case_ratios(dist_D: dict, dist_Dy: dict, D: tuple, y: Hashable, F: Fraction)
 
 def suppression_bound(algorithm: Callable[[tuple], dict], universe: Iterable[Hashable], max_size: int,
                       epsilon: float | None = None, delta: Any = 0, *,
-                      exp_epsilon: Any = None) -> SuppressionBound:
+                      exp_epsilon: Any = None, max_cases: int = MAX_CASES_BOUND) -> SuppressionBound:
     r"""Exact ε^S, δ^S of SPEC T13 for a user-supplied probabilistic suppression on a finite universe.
 
     Returns an upper bound on the (ε^S, δ^S) of Theorem 5.3 over every database with |D| < ``max_size``
@@ -368,11 +406,16 @@ def suppression_bound(algorithm: Callable[[tuple], dict], universe: Iterable[Has
     max_size : int
         Databases D with |D| < max_size are enumerated (D₊y has at most max_size records).
     epsilon : float, optional
-        ε of the base mechanism (finite, ≥ 0).  e^ε is bracketed by rationals, so ε^S is still an upper bound.
+        ε of the base mechanism (finite, 0 ≤ ε ≤ 10⁴).  e^ε is bracketed by rationals, so ε^S is still an
+        upper bound.
     delta : Fraction, int or float
         δ of the base mechanism, in [0, 1].
     exp_epsilon : Fraction or int, optional
         e^ε given exactly (≥ 1) instead of ``epsilon``: every result is then an exact rational.
+    max_cases : int
+        Largest enumeration allowed (number of (D, y) pairs, counted before anything runs); default 4,096.
+        Above it a ``ValueError`` names the count; raise it knowingly (the time grows with the count and
+        the size of each output distribution).
 
     Returns
     -------
@@ -398,6 +441,19 @@ def suppression_bound(algorithm: Callable[[tuple], dict], universe: Iterable[Has
     """
     if (epsilon is None) == (exp_epsilon is None):
         raise ValueError("suppression_bound: give exactly one of epsilon and exp_epsilon")
+    # cheap checks first: nothing is expanded to a rational before the arguments are known to be sane
+    elements, dbs = _databases("suppression_bound", universe, max_size, max_cases)
+    if epsilon is not None:
+        e = real("suppression_bound", "epsilon", epsilon, "(SPEC T13)")
+        if np.ndim(e) != 0:
+            raise ValueError(f"suppression_bound: epsilon must be a single number, got shape {np.shape(e)} "
+                             "(SPEC T13)")
+        e = float(e)
+        if not (e >= 0) or math.isinf(e):
+            raise ValueError(f"suppression_bound: epsilon = {e!r} must be finite and ≥ 0 (SPEC T13)")
+        if e > MAX_EPSILON:
+            raise ValueError(f"suppression_bound: epsilon = {e!r} exceeds {MAX_EPSILON:g}: the exact evaluator "
+                             f"expands e^ε to a rational of about {1.4427 * e:.3g} bits (SPEC T13)")
     exact = [True]
     if exp_epsilon is not None:
         if not _is_exact(exp_epsilon):
@@ -407,9 +463,6 @@ def suppression_bound(algorithm: Callable[[tuple], dict], universe: Iterable[Has
             raise ValueError(f"suppression_bound: exp_epsilon = {exp_epsilon!r} must be ≥ 1 (SPEC T13)")
         F_lo = F_hi = F
     else:
-        e = float(epsilon)
-        if not (e >= 0) or math.isinf(e):
-            raise ValueError(f"suppression_bound: epsilon = {epsilon!r} must be finite and ≥ 0 (SPEC T13)")
         F_lo, F_hi = (Fraction(1), Fraction(1)) if e == 0 else _exp_bounds(e)
         exact[0] = e == 0
     if not _is_exact(delta):
@@ -417,7 +470,6 @@ def suppression_bound(algorithm: Callable[[tuple], dict], universe: Iterable[Has
     d = _to_fraction(delta, "delta")
     if not 0 <= d <= 1:
         raise ValueError(f"suppression_bound: delta = {delta!r} must lie in [0, 1] (SPEC T13)")
-    elements, dbs = _databases(universe, max_size)
     dists: dict = {}
 
     def dist(D):
@@ -541,7 +593,10 @@ def outlier_score_suppression(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike
     >>> bounds.outlier_score_suppression(0.0, 0.0, 0.1, 0.9).epsilon >= 8.0
     True
     """
-    return guarantee("outlier_score_suppression", "T14", epsilon=epsilon, delta=delta, m=m, M=M)
+    g = guarantee("outlier_score_suppression", "T14", epsilon=epsilon, delta=delta, m=m, M=M)
+    # δ^S = (1 − m)δ ≤ 1 exactly, but rounding 1 − m (= 1 for m < 2⁻⁵⁴) and then the product upward can step
+    # past 1 (m = 1e-17, δ = 1 gave 1.0000000000000007); every mechanism is (ε, 1)-DP, so capping is sound.
+    return Guarantee(g.epsilon, min(g.delta, 1.0) if isinstance(g.delta, float) else np.minimum(g.delta, 1.0))
 
 
 def outlier_score_suppression_inverse(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike,

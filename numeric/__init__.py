@@ -13,11 +13,14 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
 _UFUNCS: dict[str, Any] = {}
+_SCALAR: dict[str, Any] = {}
 _HERE = Path(__file__).parent
+_AUTO = "AMPBOUNDS_AUTO_NUMBA_CACHE_DIR"
 
 
 def source_hash() -> str:
@@ -58,12 +61,26 @@ def _import_numba() -> None:
 
 
 def _configure_cache() -> None:
-    _import_numba()
-    from numba import config
+    """Point numba's cache at the hashed directory, before any ``@njit(cache=True)`` of this package exists.
 
-    if not config.CACHE_DIR:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-        config.CACHE_DIR = str(base / "ampbounds-numba" / source_hash())
+    numba picks a function's cache locator when the decorator runs (at import of the defining module), so this
+    runs when ``numeric`` itself is imported, which precedes every ``numeric.*`` submodule; configured any later
+    (say, at the first kernel call), functions decorated earlier would be cached in-tree under
+    ``numeric/__pycache__`` (site-packages, possibly read-only).  numba is not imported here: if it is not loaded
+    yet, the environment variable it reads at import is set instead.
+    """
+    inherited = os.environ.get("NUMBA_CACHE_DIR")
+    if inherited and inherited != os.environ.get(_AUTO):  # the user's choice (not one a parent process made)
+        return
+    numba_config = sys.modules.get("numba.core.config")
+    if numba_config is not None and numba_config.CACHE_DIR:
+        return
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    directory = str(base / "ampbounds-numba" / source_hash())
+    if numba_config is not None:
+        numba_config.CACHE_DIR = directory
+    else:
+        os.environ["NUMBA_CACHE_DIR"] = os.environ[_AUTO] = directory  # marked ours: a child re-derives it
 
 
 def scalar_function(spec: str) -> Callable:
@@ -72,15 +89,35 @@ def scalar_function(spec: str) -> Callable:
     return getattr(importlib.import_module(module_name), function_name)
 
 
+def scalar_kernel(spec: str) -> Any:
+    """``spec`` compiled as a plain ``@njit`` function of floats (the scalar fast path of ``bounds._core``).
+
+    Compiled with numpy's error model, as ``vectorize`` compiles the ufunc: a division by zero gives inf/NaN
+    by IEEE rules instead of raising.  (numba reuses a helper's compiled overload whatever error model its
+    first caller had — also across processes through the cache — so calling a kernel's ``@njit`` helpers
+    straight from Python would compile them raising ``ZeroDivisionError`` and change the ufunc's behaviour
+    too.)  The two routes are bit-identical on the accuracy grids (tests/bounds/test_contract.py).
+    """
+    function = _SCALAR.get(spec)
+    if function is None:
+        _import_numba()
+        from numba import njit
+
+        function = _SCALAR[spec] = njit(error_model="numpy", cache=True)(scalar_function(spec))
+    return function
+
+
 def kernel(spec: str, nargs: int) -> Any:
     """The numba float64 ufunc for ``spec``, compiled (or loaded from cache) on first request."""
     ufunc = _UFUNCS.get(spec)
     if ufunc is None:
-        if not _UFUNCS:
-            _configure_cache()
+        _import_numba()
         from numba import vectorize
 
         signature = "float64(" + ", ".join(["float64"] * nargs) + ")"
         ufunc = vectorize([signature], cache=True)(scalar_function(spec))
         _UFUNCS[spec] = ufunc
     return ufunc
+
+
+_configure_cache()

@@ -208,7 +208,10 @@ def gaussian_delta_raw(epsilon, delta, theta):
 
 def gaussian_epsilon(epsilon, delta, theta):
     """T9 inverse ε_θ(δ), on the safe side (never below the exact value): the T11 search at q = 1, where the
-    subsampled profile is the base profile (one bracketed search and one verification loop serve both)."""
+    subsampled profile is the base profile (one bracketed search and one verification loop serve both);
+    subnormal targets δ are verified in log space (``epsilon_tiny``)."""
+    if 0.0 < delta < TINY_DELTA:
+        return epsilon_tiny(delta, theta)
     return epsilon_verified(GAUSSIAN, REMOVE, delta, theta, 1.0)
 
 
@@ -367,12 +370,100 @@ def sigma_verified(epsilon: float, delta: float, sensitivity: float) -> float:
     return np.inf
 
 
+# Subnormal targets (issue 11: gaussian_sigma(1.0, 5e-324) was inf, the true σ ≈ 38.5).  Below the smallest
+# normal double the ulp-based rounding of δ has no relative meaning (16 ulps of 5e-324 is 16× the target), so
+# the check runs in log space: for a = ε/θ − θ/2 > 0 the kernel's form is δ_θ(ε) = ½e^{−a²/2}·erfcx_diff(a/√2,
+# θ/√2), so ln δ = −a²/2 + ln(½·erfcx_diff) has no underflow.  Error of the upper bound ln_delta_up: a is one
+# subtraction of two rounded terms, |Δa| ≤ 2u(ε/θ + θ/2 + |a|); a²/2 then moves by ≤ |a||Δa| + Δa² + u·a²; the
+# erfcx_diff factor carries the kernel's relative budget (BUDGET_GAUSSIAN ulps), ln adds u; 1e-12 on top
+# covers the remaining roundings of these few operations (a ≤ 40 and ln δ ≥ −745 here, so each is ≤ 1e-13).
+TINY_DELTA = 2.0 ** -1022
+
+
+@njit(cache=True)
+def ln_delta_up(epsilon: float, theta: float) -> float:
+    """An upper bound on ln δ_θ(ε) for ε > 0 (log space, see above)."""
+    q = epsilon / theta
+    a = q - 0.5 * theta
+    if a <= 0.0:  # δ is not tiny here
+        return math.log(min(1.0, up(gaussian_delta_nonneg(epsilon, theta), BUDGET_GAUSSIAN) + 5e-324))
+    u = 1.1102230246251565e-16
+    da = 2.0 * u * (q + 0.5 * theta + a)
+    half_square = 0.5 * a * a
+    err = a * da + da * da + u * a * a
+    diff = erfcx_diff(a * SQRT_HALF, theta * SQRT_HALF)
+    if not diff > 0.0:
+        return 0.0
+    return -half_square + math.log(0.5 * diff) + err + BUDGET_GAUSSIAN * 2.0 * u + 1e-12
+
+
+@njit(cache=True)
+def sigma_tiny(epsilon: float, delta: float, sensitivity: float) -> float:
+    """σ with ln δ_{Δ/σ}(ε) ≤ ln δ verified in log space, for subnormal targets δ and ε > 0."""
+    target = math.log(delta)
+    c = math.sqrt(-2.0 * target)
+    guess = 2.0 * epsilon / (c + math.sqrt(c * c + 2.0 * epsilon))
+    lo, hi = guess, guess
+    for _ in range(2000):
+        if ln_delta_up(epsilon, lo) <= target or lo < 1e-300:
+            break
+        lo *= 0.5
+    for _ in range(2000):
+        if ln_delta_up(epsilon, hi) > target or hi > 1e300:
+            break
+        hi *= 2.0
+    if not ln_delta_up(epsilon, lo) <= target:
+        return np.inf
+    for _ in range(200):  # θ ↦ ln δ is increasing: keep lo verified
+        mid = 0.5 * (lo + hi)
+        if not (lo < mid < hi):
+            break
+        if ln_delta_up(epsilon, mid) <= target:
+            lo = mid
+        else:
+            hi = mid
+    sigma = _div_up(sensitivity, lo)
+    step = 1.0
+    for _ in range(200):
+        if ln_delta_up(epsilon, _div_up(sensitivity, sigma)) <= target:
+            return sigma
+        sigma = sigma + step * spacing(sigma)
+        step *= 2.0
+    return np.inf
+
+
+@njit(cache=True)
+def epsilon_tiny(delta: float, theta: float) -> float:
+    """ε ≥ the exact ε_θ(δ) for a subnormal target δ: the smallest ε found by bisection with the log-space
+    upper bound ``ln_delta_up`` ≤ ln δ (δ_θ(ε) decreases in ε, so the verified end is on the safe side)."""
+    target = math.log(delta)
+    hi = max(1.0, theta * (0.5 * theta + math.sqrt(-2.0 * target)))  # a = ε/θ − θ/2 ≥ √(−2 ln δ)
+    for _ in range(2000):
+        if ln_delta_up(hi, theta) <= target or hi > 1e300:
+            break
+        hi *= 2.0
+    if not ln_delta_up(hi, theta) <= target:
+        return np.inf
+    lo = 0.0
+    for _ in range(2000):
+        mid = 0.5 * (lo + hi)
+        if not (lo < mid < hi):
+            break
+        if mid > 0.0 and ln_delta_up(mid, theta) <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def gaussian_sigma(epsilon, delta, sensitivity):
     """T10 σ, on the safe side (delivered δ ≤ target)."""
     if delta <= 0.0:
         return np.inf
     if delta >= 1.0:
         return 0.0
+    if delta < TINY_DELTA and 0.0 < epsilon < np.inf:
+        return sigma_tiny(epsilon, delta, sensitivity)
     return sigma_verified(epsilon, delta, sensitivity)
 
 

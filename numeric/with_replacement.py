@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .binomial import U, log_pmf_with_error
+from .binomial import U, bd0_with_error, log_pmf_with_error, stirlerr
 from .special import up
 from .subsampled_profiles import base_up
 
@@ -89,46 +89,177 @@ def _group(mech: int, epsilon: float, a: float, k: float):
     return white_box_group_profile(mech, epsilon, a, k), 0.0
 
 
+# Summation range (issue 11: m = 10¹², m ≥ 2⁵³ and m = 10⁸ with n = 2 ran for minutes).
+#
+# Chernoff tails.  For K ≥ mp, P{Bin(m, p) ≥ K} ≤ exp(−m·KL(K/m ‖ p)), and for K ≤ mp,
+# P{Bin(m, p) ≤ K} ≤ exp(−m·KL(K/m ‖ p)) (Chernoff–Hoeffding, exact KL form).  With q = 1 − p,
+# m·KL(K/m ‖ p) = K ln(K/(mp)) + (m − K) ln((m − K)/(mq)) = bd0(K, mp) + bd0(m − K, mq)
+# (the μ − x parts of the two bd0 cancel: (mp − K) + (mq − m + K) = 0), so ψ(K) = bd0(K, mp) + bd0(m − K, mq)
+# is evaluated without cancellation and lowered by bd0_with_error's bound: exp(−ψ_lb) is an upper bound of the
+# tail.  ψ increases away from mp, so the cut-offs are found by bisection; only the *final* K's own ψ_lb is
+# used for the bound, so a non-monotone rounding glitch in the search cannot make it unsound.
+# Since every group profile δ_{M,k} ≤ 1, the terms outside [K_lo + 1, K_hi − 1] add at most the two tail
+# probabilities, which are *added* to the sum.  TAIL_EXPONENT = 800 puts them below e^−800 < 2⁻¹⁰⁷⁴ (every
+# result then gains at most the smallest subnormal): the window is about ±40 standard deviations.
+#
+# Monotonicity in k.  δ_{M,k}(ε) is nondecreasing in k: in the black-box form both factors
+# (e^ε − 1)/(e^{ε/k} − 1) and δ + (1 − δ)(e^ε − e^{ε/k})/(1 + e^ε) are positive and nondecreasing in k (ε/k
+# decreases), and min(1, ·) keeps that; in the white-box form δ_{kθ}(ε) increases with θ' = kθ (T8/T9/T11 are
+# increasing in θ).  So a block [a, a + w − 1] of terms sums to at most w · max_block P · δ_{M,a+w}.
+#
+# Blocks.  When the window holds more than MAX_TERMS integers (mp(1 − p) ≳ 6·10⁸, or k beyond 2⁵³ where
+# k + 1 is not representable), it is covered by at most MAX_TERMS blocks of width w (a power of two, so every
+# block end is an exact float).  The pmf increases up to (m + 1)p and decreases after it, so a block left of
+# that point has its largest P at its right end, a block right of it at its left end; the block containing it
+# uses Loader's form P(k) = e^{stirlerr(m) − stirlerr(k) − stirlerr(m−k) − ψ(k)}·√(m/(2πk(m − k)))
+# ≤ e^{stirlerr(m)}·√(m/(2π·min over the block ends of k(m − k))) (stirlerr ≥ 0, ψ ≥ 0, k(m − k) concave).
+# The blocks overestimate by a factor ≈ 1 + w/σ near the centre, about 10⁻⁴ relative: sound, slightly loose,
+# and used only where an exact scan would take seconds to hours.
+TAIL_EXPONENT = 800.0
+MAX_TERMS = 2.0 ** 20
+TINY = 2.0 ** -1074
+
+
+@njit(cache=True)
+def psi_lower(k: float, m: float, p: float) -> float:
+    """A lower bound on ψ(k) = m·KL(k/m ‖ p) = bd0(k, mp) + bd0(m − k, mq), for 1 ≤ k ≤ m − 1."""
+    b1, e1 = bd0_with_error(k, m * p)
+    b2, e2 = bd0_with_error(m - k, m * (1.0 - p))
+    return (b1 + b2) * (1.0 - 2.0 * U) - e1 - e2
+
+
+@njit(cache=True)
+def tail_bound(k: float, m: float, p: float) -> float:
+    """An upper bound on the Chernoff tail at cut-off k (P{Bin ≥ k} for k ≥ mp, P{Bin ≤ k} for k ≤ mp)."""
+    return math.exp(-max(psi_lower(k, m, p), 0.0)) * (1.0 + 4.0 * U) + TINY
+
+
+@njit(cache=True)
+def cutoffs(m: float, p: float):
+    """(first k of the window, last k, tail bound of the two excluded ranges): Chernoff cut-offs at
+    ψ ≥ TAIL_EXPONENT on each side of mp, clipped to [1, m]; see the comment above."""
+    mu = m * p
+    lo, tails = 1.0, 0.0
+    # lower side: the largest K in [1, floor(μ)] with ψ_lb(K) ≥ E; the window starts at K + 1
+    top = min(math.floor(mu), m - 1.0)
+    if top >= 1.0 and psi_lower(1.0, m, p) >= TAIL_EXPONENT:
+        a, b = 1.0, top  # ψ_lb(a) ≥ E; find the largest such point
+        if psi_lower(b, m, p) >= TAIL_EXPONENT:
+            a = b
+        while b - a > 1.0:
+            c = math.floor(0.5 * (a + b))
+            if c <= a or c >= b:  # above 2⁵³ the midpoint may round onto an end
+                break
+            if psi_lower(c, m, p) >= TAIL_EXPONENT:
+                a = c
+            else:
+                b = c
+        lo = a + 1.0 if a < 2.0 ** 53 else a  # a + 1 may round below a + 1 there: overlap instead
+        tails += tail_bound(a, m, p)
+    hi = m
+    bottom = max(math.ceil(mu), 1.0)
+    if bottom <= m - 1.0 and psi_lower(m - 1.0, m, p) >= TAIL_EXPONENT:
+        a, b = bottom, m - 1.0  # ψ_lb(b) ≥ E; find the smallest such point
+        if psi_lower(a, m, p) >= TAIL_EXPONENT:
+            b = a
+        while b - a > 1.0:
+            c = math.floor(0.5 * (a + b))
+            if c <= a or c >= b:
+                break
+            if psi_lower(c, m, p) >= TAIL_EXPONENT:
+                b = c
+            else:
+                a = c
+        hi = b - 1.0 if b < 2.0 ** 53 else b
+        tails += tail_bound(b, m, p)
+    return lo, max(hi, lo - 1.0), tails
+
+
+@njit(cache=True)
+def _add(total: float, comp: float, term: float):
+    t = total + term  # Neumaier summation
+    if abs(total) >= abs(term):
+        comp += (total - t) + term
+    else:
+        comp += (term - t) + total
+    return t, comp
+
+
+@njit(cache=True)
+def block_sum(mech: int, epsilon: float, a: float, m: float, p: float, lo: float, hi: float):
+    """(an upper bound on Σ_{k=lo}^{hi} P{Bin(m, p) = k}·δ_{M,k}(ε), a bound on its absolute error) by at most
+    MAX_TERMS blocks of power-of-two width (see the comment above)."""
+    w = 1.0
+    while (hi - lo + 1.0) / w > MAX_TERMS or w < np.spacing(hi) * 2.0:
+        w *= 2.0
+    split = (m + 1.0) * p
+    total = 0.0
+    comp = 0.0
+    err = 0.0
+    start = math.floor(lo / w) * w
+    while start <= hi:
+        end = start + w  # the block holds start .. end − 1
+        last = end - 1.0 if end < 2.0 ** 53 else end  # its last integer (or, above 2⁵³, one past it)
+        if last <= split * (1.0 - 4.0 * U) and last <= m:
+            lw, lw_err = log_pmf_with_error(last, m, p)
+            pmax = math.exp(lw + lw_err) * (1.0 + 2.0 * U)
+        elif start >= split * (1.0 + 4.0 * U) + 1.0 and start >= 1.0:
+            lw, lw_err = log_pmf_with_error(start, m, p)
+            pmax = math.exp(lw + lw_err) * (1.0 + 2.0 * U)
+        elif start >= 1.0 and last <= m - 1.0:
+            smallest = min(start * (m - start), last * (m - last))
+            pmax = min(1.0, math.exp(stirlerr(m)) * math.sqrt(m / (2.0 * math.pi * smallest)) * (1.0 + 16.0 * U))
+        else:
+            pmax = 1.0
+        g, g_err = _group(mech, epsilon, a, min(last, m))  # δ_{M,k} is nondecreasing in k
+        term = w * pmax * (g + g_err) * (1.0 + 2.0 * U)
+        total, comp = _add(total, comp, term)
+        start = end
+    total = total + comp
+    return total, err + 2.0 * U * total
+
+
 @njit(cache=True)
 def binomial_sum(mech: int, epsilon: float, a: float, m: float, n: float):
     """(Σ_{k=1}^{m} P{Bin(m, 1/n) = k}·δ_{M,k}(ε) unrounded, a bound on its absolute error), m ≥ 1.
 
     The error bound is accumulated with the sum: each term w_k·δ_{M,k} carries the error of its log weight
     (``log_pmf_with_error``, passed through exp), the group profile's own bound, and 2u for exp and the
-    product; compensated (Neumaier) summation adds ≤ 2u of the total.  The stopping rule's tail bound is added
-    to the value, so stopping early never lowers δ'.
+    product; compensated (Neumaier) summation adds ≤ 2u of the total.  The terms outside the Chernoff window
+    (``cutoffs``) are bounded by their tail probabilities, and the scan inside it stops by the geometric rule
+    below; both bounds are added to the value, so stopping early never lowers δ'.  Windows wider than
+    MAX_TERMS are summed by blocks (``block_sum``): at most ~2·10⁶ kernel steps for any m, n.
     """
     if n == 1.0:  # every draw is the differing record
         return _group(mech, epsilon, a, m)
     p = 1.0 / n
     odds = p / (1.0 - p)
+    lo, hi, tails = cutoffs(m, p)
+    if hi - lo + 1.0 > MAX_TERMS or hi >= 2.0 ** 53:
+        total, err = block_sum(mech, epsilon, a, m, p, lo, hi)
+        return total + tails, err + 2.0 * U * (total + tails)
     mode = math.floor((m + 1.0) * p)
     total = 0.0
     comp = 0.0
     err = 0.0
-    k = 1.0
-    while k <= m:
+    k = lo
+    while k <= hi:
         lw, lw_err = log_pmf_with_error(k, m, p)
         weight = math.exp(lw)
         g, g_err = _group(mech, epsilon, a, k)
         term = weight * g
         err += term * (math.expm1(lw_err) + 2.0 * U) + weight * math.exp(lw_err) * g_err
-        t = total + term  # Neumaier summation
-        if abs(total) >= abs(term):
-            comp += (total - t) + term
-        else:
-            comp += (term - t) + total
-        total = t
+        total, comp = _add(total, comp, term)
         if k >= mode and k < m:
             r = (m - k - 1.0) / (k + 2.0) * odds
             if r < 1.0:
                 lw1, lw1_err = log_pmf_with_error(k + 1.0, m, p)
                 tail = math.exp(lw1 + lw1_err) / (1.0 - r) * (1.0 + 4.0 * U)
                 if tail <= STOP * (total + comp):
-                    total = total + comp
+                    total = total + comp + tails
                     return total + tail, err + 2.0 * U * total
         k += 1.0
-    total = total + comp
+    total = total + comp + tails
     return total, err + 2.0 * U * total
 
 
