@@ -157,11 +157,21 @@ def bd0_with_error(x: float, mu: float, mu_lo: float = 0.0, mu_exact: bool = Tru
         err = ((3.0 + 2.0 * c_d) * up1 * abs(dv) + (10.0 + 3.0 * c_d) * up1 * abs(t2)
                + abs(t2) * 1.01 * e_p / P + U * abs(value))
     else:
-        L = math.log(x / mu)
+        r = x / mu
+        if 1e-300 < r < 1e300:
+            L = math.log(r)
+            l_err = 1.0 + 2.0 * abs(L)  # r̂ within u, libm log within 2u|L|
+        else:
+            # x/μ overflows or leaves the normal range (μ subnormal, x ≪ μ): the logs separately, each within
+            # 2u of itself, their difference within u|L|
+            lx = math.log(x)
+            lm = math.log(mu)
+            L = lx - lm
+            l_err = 2.0 * (abs(lx) + abs(lm)) + abs(L)
         xl = x * L
         value = xl + (mu - x)
-        err = up1 * (x * (1.0 + 2.0 * abs(L)) + abs(xl) + abs(mu - x) + abs(value))
-    if mu_exact:
+        err = up1 * (x * l_err + abs(xl) + abs(mu - x) + abs(value))
+    if mu_exact and mu_lo != 0.0:
         corr = (1.0 - x / mu) * mu_lo
         value += corr
         err += 3.0 * up1 * abs(corr) + U * abs(value)

@@ -285,14 +285,15 @@ def kl_lower(gamma: float, q: float, beta: float, one_minus: float, eps: float) 
 
     Written as two bd0 terms there is no cancellation left; their rounding is bounded by
     ``bd0_with_error``.  The inputs: γ̂ = −expm1(ln(1 − β) − ε) is within 6u' of γ (the exponent y is
-    within 4u|y|, and |y|·q/γ = q|ln q|/(1 − q) ≤ 1), q̂ within 4u', 1 − β within u; ∂KL/∂γ = ln(γ/β) + ε,
-    ∂/∂q of the second term ln(q/(1 − β)) = −ε, ∂/∂(1 − β) = (1 − β − q)/(1 − β).  A further 10⁻⁹ of KL
+    within 4u|y|, and |y|·q/γ = q|ln q|/(1 − q) ≤ 1), q̂ within 4u', 1 − β within u.  γ̂ and q̂ enter
+    separate terms: ∂/∂γ of the first term is ln(γ/β) (not the total derivative ln(γ/β) + ε of KL with
+    q = 1 − γ, which grows without bound in ε), ∂/∂q of the second term ln(q/(1 − β)) = −ε, ∂/∂(1 − β) = (1 − β − q)/(1 − β).  A further 10⁻⁹ of KL
     covers the float ε = hi + lo (|lo| ≤ u·hi).
     """
     b1, e1 = bd0_with_error(gamma, beta)
     b2, e2 = bd0_with_error(q, one_minus)
     kl = b1 + b2
-    err = (e1 + e2 + U * kl + 1.01 * U * (6.0 * gamma * (abs(math.log(gamma / beta)) + eps)
+    err = (e1 + e2 + U * kl + 1.01 * U * (6.0 * gamma * abs(math.log(gamma) - math.log(beta))  # γ/β may overflow
                                          + 4.0 * q * eps + abs(one_minus - q)))
     return (kl - err) * (1.0 - KL_SHRINK)
 
