@@ -179,7 +179,8 @@ def render(results: list[Result], verbose: bool, theorems: list[str] | None = No
     if shown:
         lines.append("details:" if verbose else "failed checks:")
         for r in shown:
-            lines.append(f"  [{'pass' if r.outcome.passed else 'FAIL'}] {r.check.name}: {r.outcome.detail}")
+            took = f" ({r.seconds:.1f} s)" if verbose else ""
+            lines.append(f"  [{'pass' if r.outcome.passed else 'FAIL'}] {r.check.name}{took}: {r.outcome.detail}")
         lines.append("")
     measured = [r for r in results if r.check.kind in ("accuracy", "adversarial") and "kernel" in r.outcome.metrics
                 and (not theorems or set(r.check.theorems) & set(theorems))]

@@ -136,11 +136,26 @@ class Execution:
 
 
 def groups_of(checks: list[Check]) -> list[list[int]]:
-    """Indices of ``checks`` grouped by their first theorem: one process runs a group, so two processes
-    rarely compile the same numba kernels.  Largest groups first (the pool hands them out as workers free)."""
+    """Indices of ``checks`` grouped so that theorems sharing a check (hence usually kernels: T3/T4, T1/T13/T14,
+    T15/T16/T5, …) run in one process, and two processes rarely compile the same numba kernels.  Largest
+    groups first (the pool hands them out as workers free up)."""
+    parent: dict[str, str] = {}
+
+    def root(t: str) -> str:
+        parent.setdefault(t, t)
+        while parent[t] != t:
+            parent[t] = parent[parent[t]]
+            t = parent[t]
+        return t
+
+    for c in checks:
+        ids = c.theorems or ("",)
+        for t in ids[1:]:
+            parent[root(t)] = root(ids[0])
+        root(ids[0])
     by: dict[str, list[int]] = {}
     for i, c in enumerate(checks):
-        by.setdefault(c.theorems[0] if c.theorems else "", []).append(i)
+        by.setdefault(root((c.theorems or ("",))[0]), []).append(i)
     return sorted(by.values(), key=len, reverse=True)
 
 

@@ -193,7 +193,7 @@ class Memo:
         functools.update_wrapper(self, func)
 
     def key(self, bound: inspect.BoundArguments) -> tuple[str, dict]:
-        keyed, extra = ([f"p{mp.prec}"] if self.precision else []), {}
+        keyed, extra = ([f"p{mp.mp.prec}"] if self.precision else []), {}
         for name, value in bound.arguments.items():
             kind = self.signature.parameters[name].kind
             if name in self.ignore:
@@ -324,14 +324,25 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m proofs_checks.refstore", description=main.__doc__)
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--theorem", action="append", metavar="ID",
+                        help="only the checks of this theorem (repeatable); implies --merge")
+    parser.add_argument("--check", action="append", metavar="TEXT",
+                        help="only the checks whose name contains TEXT (repeatable); implies --merge")
+    parser.add_argument("--merge", action="store_true",
+                        help="add to the stored tables instead of replacing them")
     args = parser.parse_args(argv)
     fw.set_full(True)
     set_record(True)
-    run = fw.execute(fw.select(), jobs=args.jobs)
+    selected = [c for c in fw.select(args.theorem) if not args.check or any(t in c.name for t in args.check)]
+    run = fw.execute(selected, jobs=args.jobs)
     results, recorded = run.results, run.recorded
     failed = [r for r in results if not r.outcome.passed]
-    for old in DATA_DIR.glob("*.json.gz"):
-        old.unlink()
+    if args.merge or args.theorem or args.check:
+        for namespace, entries in recorded.items():
+            recorded[namespace] = {**table(namespace), **entries}
+    else:
+        for old in DATA_DIR.glob("*.json.gz"):
+            old.unlink()
     for path in write_tables(recorded):
         print(f"wrote {path} ({sum(1 for _ in json.loads(gzip.decompress(path.read_bytes()))['entries'])} "
               f"entries, {path.stat().st_size // 1024} KiB)")
