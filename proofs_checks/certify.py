@@ -200,7 +200,7 @@ def render(results: list[Result], verbose: bool, theorems: list[str] | None = No
                           str(_plain(m.get("worst")))])
         lines += ["  " + line for line in _table(["kernel", "kind", "peak", "rms", "bound", "points", "status",
                                                   "worst at"], table)]
-    return "\n".join(lines)
+    return "\n".join(lines).rstrip("\n")
 
 
 class Progress:

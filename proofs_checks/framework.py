@@ -191,7 +191,8 @@ def _merge(into: dict, part: dict, add: bool = False) -> None:
             into.setdefault(ns, {}).update(value)
 
 
-def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None) -> Execution:
+def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None,
+            grouped: bool = True) -> Execution:
     """Run ``checks``; ``progress(done, total, result_or_None, check)`` is called after each one.
 
     With ``jobs`` > 1 the checks run in ``jobs`` worker processes, grouped by theorem; each worker gets the
@@ -223,7 +224,7 @@ def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None
     recorded: dict = {}
     misses: dict = {}
     done = 0
-    groups = groups_of(checks)
+    groups = groups_of(checks) if grouped else [[i] for i in range(len(checks))]
     with ProcessPoolExecutor(max_workers=min(jobs, len(groups)), mp_context=ctx, initializer=_init_worker,
                              initargs=(full(), refstore._STATE["record"], refstore._STATE["strict"], q)) as pool:
         futures = {pool.submit(_run_group, [(i, checks[i].name) for i in g]): g for g in groups}
