@@ -44,6 +44,10 @@ STORED_BITS = 256
 DATA_DIR = Path(__file__).with_name("reference_data")
 
 
+# exceptions a reference may raise for a point where it is undefined, stored as such and re-raised
+_RAISABLE = {e.__name__: e for e in (ZeroDivisionError, OverflowError, ValueError)}
+
+
 class MissingReference(LookupError):
     """A quick-mode lookup found no stored value and the store is strict (the test suite)."""
 
@@ -216,13 +220,21 @@ class Memo:
         if not framework.full():
             entries = table(self.namespace)
             if key in entries:
-                stored = entries[key]
-                return decode_value(stored[0])
+                stored = entries[key][0]
+                if isinstance(stored, dict):  # the reference raised: raise the same (e.g. a SPEC form's 0/0)
+                    raise _RAISABLE[stored["raises"]](stored["message"])
+                return decode_value(stored)
             if _STATE["strict"]:
                 raise MissingReference(f"{self.namespace}({key}) is not in the stored reference table; "
                                        f"regenerate with `python -m proofs_checks.refstore`")
             MISSES[self.namespace] = MISSES.get(self.namespace, 0) + 1
-        value = self.func(*args, **kwargs)
+        try:
+            value = self.func(*args, **kwargs)
+        except tuple(_RAISABLE.values()) as exc:  # callers treat these as "no reference here": store that
+            if _STATE["record"] and type(exc) in _RAISABLE.values():
+                _RECORDED.setdefault(self.namespace, {})[key] = [{"raises": type(exc).__name__,
+                                                                  "message": str(exc)}]
+            raise
         if _STATE["record"]:
             _RECORDED.setdefault(self.namespace, {})[key] = [encode_value(value), extra] if extra else \
                 [encode_value(value)]
