@@ -242,12 +242,11 @@ class Memo:
 
     def recompute(self, key: str, entry: list) -> Any:
         """Recompute a stored entry from its key (the drift test)."""
-        parts = [decode_arg(p) for p in key.split("|")] if key else []
+        raw = key.split("|") if key else []
         if self.precision:
-            prec = int(key.split("|")[0][1:])
-            with mp.workprec(prec):
-                return self._call(parts[1:], entry)
-        return self._call(parts, entry)
+            with mp.workprec(int(raw[0][1:])):
+                return self._call([decode_arg(p) for p in raw[1:]], entry)
+        return self._call([decode_arg(p) for p in raw], entry)
 
     def _call(self, parts: list, entry: list) -> Any:
         extra = {k: decode_arg(v) for k, v in entry[1].items()} if len(entry) > 1 else {}

@@ -161,12 +161,12 @@ def test_every_table_has_provenance_and_a_function():
 def test_a_seeded_random_sample_of_the_stored_references_recomputes_identically():
     """Every run recomputes a random sample of every table (the seed is the date unless
     AMPBOUNDS_REFSTORE_SEED is set; it is printed on failure): the shipped data cannot drift from the code.
-    Each table gets at least one entry, more while its share of a few seconds lasts."""
+    Each table gets at least one entry, more while its share of 2.5 CPU seconds lasts."""
     refstore.load_all_functions()
     seed = int(os.environ.get("AMPBOUNDS_REFSTORE_SEED", datetime.date.today().toordinal()))
     rng = random.Random(seed)
     names = _tables()
-    share = 4.0 / max(1, len(names))
+    share = 2.5 / max(1, len(names))
     checked = 0
     for name in names:
         entries = refstore.table(name)
