@@ -67,10 +67,32 @@ def add_check(kind: str, theorems: tuple[str, ...], name: str, func: Callable[[]
     check(kind, *theorems, name=name)(func)
 
 
+# Optional components a check may import, and what to install for each (a check that cannot run says so in
+# one line instead of a traceback).
+INSTALL_HINTS = {
+    "flint": "python-flint",
+    "dp_accounting": "dp-accounting",
+    "autodp": "autodp",
+    "prv_accountant": "prv-accountant",
+    "opacus": "opacus",
+    "matplotlib": "matplotlib",
+    "scipy": "scipy",
+}
+
+
+def missing_component(exc: ImportError) -> str:
+    """One line naming what to install for a failed import."""
+    module = (getattr(exc, "name", None) or str(exc)).split(".")[0]
+    package = INSTALL_HINTS.get(module, module)
+    return f"cannot run: optional component '{module}' is not installed (pip install {package})"
+
+
 def run_one(c: Check) -> Result:
     start = time.perf_counter()
     try:
         outcome = c.func()
+    except ImportError as exc:  # an optional component is missing: say what to install, no traceback
+        outcome = Outcome(False, missing_component(exc), {"missing": getattr(exc, "name", None)})
     except Exception as exc:  # a crash is a failed check, reported with its traceback tail
         tail = traceback.format_exc().strip().splitlines()[-3:]
         outcome = Outcome(False, f"raised {type(exc).__name__}: {exc} | " + " / ".join(tail))
@@ -83,13 +105,148 @@ def all_checks() -> list[Check]:
     return list(CHECKS)
 
 
-def run(theorems: list[str] | None = None, kinds: list[str] | None = None) -> list[Result]:
+def theorem_sort_key(tid: str) -> tuple:
+    """Order ids by (prefix, number): T2 < T10 < C1's prefix order; ids without a number sort by name."""
+    head = tid.rstrip("0123456789")
+    tail = tid[len(head):]
+    return (head, int(tail) if tail else -1, tid)
+
+
+def select(theorems: list[str] | None = None, kinds: list[str] | None = None) -> list[Check]:
     wanted = {t.upper() for t in theorems} if theorems else None
-    results = []
-    for c in all_checks():
-        if wanted is not None and not wanted & set(c.theorems):
-            continue
-        if kinds is not None and c.kind not in kinds:
-            continue
-        results.append(run_one(c))
-    return results
+    return [c for c in all_checks()
+            if (wanted is None or wanted & set(c.theorems)) and (kinds is None or c.kind in kinds)]
+
+
+def run(theorems: list[str] | None = None, kinds: list[str] | None = None, jobs: int = 1,
+        progress: Callable | None = None) -> list[Result]:
+    """Run the selected checks (``jobs`` > 1: in worker processes) and return their results in order."""
+    return execute(select(theorems, kinds), jobs=jobs, progress=progress).results
+
+
+@dataclass
+class Execution:
+    results: list[Result]
+    recorded: dict          # namespace → reference entries recorded (``refstore`` record mode)
+    misses: dict            # namespace → references computed because the stored table lacked them
+
+
+def groups_of(checks: list[Check]) -> list[list[int]]:
+    """Indices of ``checks`` grouped so that theorems sharing a check (hence usually kernels: T3/T4, T1/T13/T14,
+    T15/T16/T5, …) run in one process, and two processes rarely compile the same numba kernels.  Largest
+    groups first (the pool hands them out as workers free up)."""
+    parent: dict[str, str] = {}
+
+    def root(t: str) -> str:
+        parent.setdefault(t, t)
+        while parent[t] != t:
+            parent[t] = parent[parent[t]]
+            t = parent[t]
+        return t
+
+    for c in checks:
+        ids = c.theorems or ("",)
+        for t in ids[1:]:
+            parent[root(t)] = root(ids[0])
+        root(ids[0])
+    by: dict[str, list[int]] = {}
+    for i, c in enumerate(checks):
+        by.setdefault(root((c.theorems or ("",))[0]), []).append(i)
+    return sorted(by.values(), key=len, reverse=True)
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(full_mode: bool, record: bool, strict: bool, queue, loader: Callable | None) -> None:
+    from . import refstore
+
+    if loader is not None:  # a spawned worker starts with an empty registry (a forked one has it already)
+        loader()
+    set_full(full_mode)
+    refstore.set_record(record)
+    refstore.set_strict(strict)
+    _WORKER["queue"] = queue
+
+
+def _run_group(names: list[tuple[int, str]]):
+    from . import refstore
+
+    by_name = {c.name: c for c in all_checks()}
+    out = []
+    for index, name in names:
+        r = run_one(by_name[name])
+        _WORKER["queue"].put((index, r.outcome.passed))
+        out.append((index, r.outcome, r.seconds))
+    return out, refstore.drain_recorded(), refstore.drain_misses()
+
+
+def _merge(into: dict, part: dict, add: bool = False) -> None:
+    for ns, value in part.items():
+        if add:
+            into[ns] = into.get(ns, 0) + value
+        else:
+            into.setdefault(ns, {}).update(value)
+
+
+def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None,
+            grouped: bool = True, loader: Callable | None = None) -> Execution:
+    """Run ``checks``; ``progress(done, total, result_or_None, check)`` is called after each one.
+
+    With ``jobs`` > 1 the checks run in ``jobs`` worker processes, grouped by theorem; each worker gets the
+    run mode (``full()``, the reference store's record/strict flags) explicitly, so fork and spawn agree."""
+    import queue as queue_module
+
+    from . import refstore
+
+    total = len(checks)
+    names = [c.name for c in checks]
+    if len(set(names)) != len(names):
+        raise RuntimeError("check names are not unique: " + ", ".join(sorted({n for n in names if names.count(n) > 1})))
+    if jobs <= 1 or total <= 1:
+        results = []
+        for i, c in enumerate(checks):
+            r = run_one(c)
+            results.append(r)
+            if progress:
+                progress(i + 1, total, r, c)
+        return Execution(results, refstore.drain_recorded(), refstore.drain_misses())
+
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    ctx = multiprocessing.get_context(method)
+    q = ctx.Queue()
+    outcomes: dict[int, tuple] = {}
+    recorded: dict = {}
+    misses: dict = {}
+    done = 0
+    groups = groups_of(checks) if grouped else [[i] for i in range(len(checks))]
+    with ProcessPoolExecutor(max_workers=min(jobs, len(groups)), mp_context=ctx, initializer=_init_worker,
+                             initargs=(full(), refstore._STATE["record"], refstore._STATE["strict"], q, loader)) as pool:
+        futures = {pool.submit(_run_group, [(i, checks[i].name) for i in g]): g for g in groups}
+        pending = set(futures)
+        while pending:
+            try:
+                index, _ = q.get(timeout=0.2)
+                done += 1
+                if progress:
+                    progress(done, total, None, checks[index])
+                continue
+            except queue_module.Empty:
+                pass
+            for f in [f for f in pending if f.done()]:
+                pending.discard(f)
+                try:
+                    part, rec, miss = f.result()
+                except Exception as exc:  # a worker died: its unfinished checks fail, loudly
+                    part = [(i, Outcome(False, f"worker process failed: {type(exc).__name__}: {exc}"), 0.0)
+                            for i in futures[f] if i not in outcomes]
+                    rec, miss = {}, {}
+                for index, outcome, seconds in part:
+                    outcomes[index] = (outcome, seconds)
+                _merge(recorded, rec)
+                _merge(misses, miss, add=True)
+    results = [Result(c, *outcomes[i]) for i, c in enumerate(checks)]
+    return Execution(results, recorded, misses)

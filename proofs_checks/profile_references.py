@@ -16,6 +16,7 @@ import mpmath as mp
 import numpy as np
 
 from .references import working_digits
+from .refstore import memo
 
 EPSILONS = [0.0, 1e-300, 1e-100, 1e-30, 1e-10, 1e-5, 1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0,
             50.0, 100.0, 300.0, 500.0, 700.0, 800.0, 1000.0, 1e4]
@@ -41,6 +42,7 @@ def phi(x: mp.mpf) -> mp.mpf:
     return erfc(-x / mp.sqrt(2)) / 2
 
 
+@memo("profile_references.gaussian_delta")
 def gaussian_delta(epsilon: float, theta: float) -> mp.mpf:
     """SPEC T9 Φ form, Φ(θ/2 − ε/θ) − e^ε Φ(−θ/2 − ε/θ), high precision; limits at ε = ±inf."""
     if epsilon == math.inf:
@@ -52,6 +54,7 @@ def gaussian_delta(epsilon: float, theta: float) -> mp.mpf:
         return +(phi(t / 2 - e / t) - mp.exp(e) * phi(-t / 2 - e / t))
 
 
+@memo("profile_references.laplace_delta")
 def laplace_delta(epsilon: float, theta: float) -> mp.mpf:
     """SPEC T8 (and its symmetric extension to ε < 0), high precision."""
     if epsilon >= theta:
@@ -63,6 +66,7 @@ def laplace_delta(epsilon: float, theta: float) -> mp.mpf:
         return 1 - mp.exp((e - t) / 2)
 
 
+@memo("profile_references.laplace_epsilon")
 def laplace_epsilon(delta: float, theta: float) -> mp.mpf:
     with mp.workdps(working_digits(delta, theta) + 20):
         d, t = mp.mpf(delta), mp.mpf(theta)
@@ -96,6 +100,7 @@ def _root(f, lo: mp.mpf, hi: mp.mpf) -> mp.mpf:
     return (lo + hi) / 2
 
 
+@memo("profile_references.gaussian_epsilon", ignore=("seed",))
 @lru_cache(maxsize=None)
 def gaussian_epsilon(delta: float, theta: float, seed: float) -> mp.mpf | None:
     """min{ε : δ_θ(ε) ≤ δ} at high precision; ``seed`` (the float result) only places the bracket."""
@@ -124,6 +129,7 @@ def _gd(e: mp.mpf, t: mp.mpf) -> mp.mpf:
     return phi(t / 2 - e / t) - mp.exp(e) * phi(-t / 2 - e / t)
 
 
+@memo("profile_references.gaussian_theta", ignore=("seed",))
 @lru_cache(maxsize=None)
 def gaussian_theta(epsilon: float, delta: float, seed: float) -> mp.mpf:
     """max{θ : δ_θ(ε) ≤ δ} at high precision (T10 with Δ = 1: σ = 1/θ)."""

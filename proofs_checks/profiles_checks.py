@@ -19,6 +19,7 @@ import bounds
 
 from . import accuracy, profile_references
 from .framework import Outcome, check
+from .refstore import memo
 
 # negative ε and θ axes, and references in the Φ form with a safe erfc (roots for inverses and σ)
 for _tid in ("T8", "T9", "T10"):
@@ -29,6 +30,7 @@ QUAD_POINTS = [(-2.0, 1.0), (-0.3, 1.0), (0.0, 0.5), (0.1, 0.1), (0.5, 2.0), (1.
                (5.0, 1.0), (0.01, 0.05), (10.0, 4.0)]
 
 
+@memo("profiles_checks._gauss_quad", precision=True, digits="30 (the caller's)")
 def _gauss_quad(epsilon: float, theta: float) -> mp.mpf:
     """∫(p − e^ε q)₊ for P = N(θ, 1), Q = N(0, 1), split at the crossing x* = ε/θ + θ/2."""
     e, t = mp.mpf(epsilon), mp.mpf(theta)
@@ -38,6 +40,7 @@ def _gauss_quad(epsilon: float, theta: float) -> mp.mpf:
     return mp.quad(lambda x: p(x) - mp.exp(e) * q(x), [x_star, x_star + 5, x_star + 40, mp.inf])
 
 
+@memo("profiles_checks._laplace_quad", precision=True, digits="30 (the caller's)")
 def _laplace_quad(epsilon: float, theta: float) -> mp.mpf:
     """∫(p − e^ε q)₊ for P = Lap(θ, 1), Q = Lap(0, 1), integrand clipped at 0, split at its kinks."""
     e, t = mp.mpf(epsilon), mp.mpf(theta)

@@ -11,9 +11,8 @@ import math
 from functools import lru_cache
 
 import mpmath as mp
-import sympy as sp
 
-import symbolic
+from .refstore import memo
 
 BASE_DIGITS = 60
 
@@ -25,6 +24,10 @@ def working_digits(*args: float) -> int:
 
 @lru_cache(maxsize=None)
 def _lambdified(theorem_id: str, output: str):
+    import sympy as sp  # only when a reference is computed (``--full`` or a table miss)
+
+    import symbolic
+
     theorem = symbolic.get(theorem_id)
     out = theorem.output(output)
     from numeric.generate import kernel_args
@@ -34,6 +37,7 @@ def _lambdified(theorem_id: str, output: str):
     return sp.lambdify(symbols, out.expr, modules="mpmath")
 
 
+@memo("references.spec_value")
 def spec_value(theorem_id: str, output: str, *args: float) -> mp.mpf:
     """The SPEC expression of ``output`` at ``args`` (the kernel's argument order), high precision."""
     with mp.workdps(working_digits(*args)):
@@ -41,6 +45,7 @@ def spec_value(theorem_id: str, output: str, *args: float) -> mp.mpf:
         return +value
 
 
+@memo("references.group_sum_delta")
 def group_sum_delta(epsilon: float, delta: float, k: float) -> mp.mpf:
     """T7 δ_k = δ Σ_{j<k} e^{jε}, summed term by term (no 0/0 at ε = 0)."""
     with mp.workdps(working_digits(epsilon, delta)):
@@ -58,6 +63,7 @@ def implied_group_profile(epsilon, delta, k):
     return min(mp.mpf(1), ratio * bracket)
 
 
+@memo("references.with_replacement_delta", when=lambda profile=None, **_: profile is None)
 def with_replacement_delta(epsilon: float, delta: float, m: float, n: float, profile=None) -> mp.mpf:
     """T3 δ' = Σ_k C(m,k) n^{−k}(1 − 1/n)^{m−k} δ_{M,k}(ε), every term kept until they are < 10⁻⁸⁰ of
     the sum past the mode.  ``profile(k)`` overrides the implied group profile (e.g. a Gaussian's)."""

@@ -16,6 +16,7 @@ import mpmath as mp
 import numpy as np
 
 from .profile_references import _root, phi
+from .refstore import memo
 
 EPSILONS = [0.0, 1e-300, 1e-30, 1e-10, 1e-5, 1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0,
             300.0, 500.0, 800.0]
@@ -31,6 +32,7 @@ def _digits(*values: float) -> int:
     return 60 + int(2 * extra)
 
 
+@memo("subsampled_profile_references.spec_delta")
 def spec_delta(mech: str, direction: str, epsilon: float, theta: float, rate: float) -> mp.mpf:
     """SPEC T11 closed form (mpmath), ``mech`` in {"gaussian", "laplace"}, ``direction`` in {"remove", "add"}."""
     if epsilon == math.inf:
@@ -68,6 +70,7 @@ OUTPUTS = {  # output name → (mechanism, direction, inverse?)
 }
 
 
+@memo("subsampled_profile_references.spec_epsilon", ignore=("seed",))
 @lru_cache(maxsize=None)
 def spec_epsilon(mech: str, direction: str, delta: float, theta: float, rate: float, seed: float):
     """min{ε : δ(ε) ≤ δ} of the SPEC form, at high precision; ``seed`` places the bracket."""

@@ -24,6 +24,7 @@ from . import subsampled_profile_references as refs
 from . import accuracy
 from .accuracy import ulps
 from .framework import Outcome, check
+from .refstore import memo
 
 SEED = 20261130
 
@@ -85,6 +86,7 @@ QUAD_POINTS = [(0.0, 1.0, 0.1), (0.5, 1.0, 0.3), (1.0, 2.0, 0.01), (2.0, 3.0, 0.
                (-0.05, 1.0, 0.2), (3.0, 4.0, 0.05), (0.3, 0.2, 0.7), (1e-3, 1.0, 1e-6)]
 
 
+@memo("subsampled_profiles_checks._quad", precision=True, digits="30 (the caller's)")
 def _quad(mech: str, direction: str, epsilon: float, theta: float, rate: float) -> mp.mpf:
     """∫(p − e^ε p')₊ for the REMOVE pair (p, p') = ((1−q)b₀ + q b₁, b₀) or the ADD pair (b₀, (1−q)b₀ + q b₁),
     b₀, b₁ the base densities at 0 and θ (unit scale); the integrand is clipped and split at its kinks and

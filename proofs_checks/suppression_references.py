@@ -16,6 +16,8 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
+from .refstore import memo
+
 GRID = 48
 
 
@@ -90,6 +92,7 @@ def max_over_p(f) -> tuple[mp.mpf, mp.mpf]:
     return best_x, best
 
 
+@memo("suppression_references.epsilon_s")
 def epsilon_s(epsilon: float, m: float, M: float, with_lambda4: bool = False) -> mp.mpf:
     """ε^S(ε, m, M) of SPEC T14 (max over the Λ's) at ≥ 60 digits."""
     if math.isinf(epsilon):
@@ -117,6 +120,7 @@ def lambda_values(epsilon: float, m: float, M: float) -> dict:
         return {"lambda1": (+p1, +v1), "lambda2": (+p2, +v2), "lambda3": +f3(e, lo, hi), "lambda4": +f4(e, lo, hi)}
 
 
+@memo("suppression_references.epsilon_base")
 def epsilon_base(target: float, m: float, M: float) -> mp.mpf | None:
     """The exact inverse ε'' with ε^S(ε'', m, M) = target (None when target < ε^S(0, m, M))."""
     if math.isinf(target):

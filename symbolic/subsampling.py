@@ -104,7 +104,9 @@ _with_replacement_common = dict(
     reductions=(
         Reduction("m = 1: the ε map is T1 at η = 1/n", amplify(_eta_wr), amplify(rate),
                   ((m, 1), (rate, 1 / n))),
-        Reduction("m = 1: δ' = min(1, δ)/n = δ/n (the group profile at k = 1 is δ)", _delta_wr.doit(),
+        # not ``_delta_wr.doit()``: sympy cannot sum it for a symbolic m and returns it unchanged after 2.7 s of
+        # work at every import; the reduction check substitutes m = 1 and evaluates the one-term sum
+        Reduction("m = 1: δ' = min(1, δ)/n = δ/n (the group profile at k = 1 is δ)", _delta_wr,
                   sp.Min(1, delta) / n,
                   ((m, 1),)),
         Reduction("η = 1 − (1 − 1/n)^m is the probability of being drawn at least once",

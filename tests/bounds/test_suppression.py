@@ -62,7 +62,9 @@ def test_vectorised_equals_scalar_and_large_epsilon():
     assert g.epsilon[6] == pytest.approx(1e4 + math.log(0.5), rel=1e-12)
 
 
-@settings(max_examples=25)
+# 10 random points, each a live ≥ 60-digit maximisation; the certificate's T14 accuracy checks cover the
+# stored grid on every run
+@settings(max_examples=10)
 @given(eps, probs, probs)
 def test_sound_against_reference(e, a, b):
     m, M = _pair(a, b)
