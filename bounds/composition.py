@@ -20,7 +20,27 @@ from .mechanisms import EpsDelta, Gaussian, Laplace
 
 
 class Sandwich(NamedTuple):
-    """Certified enclosure ``lower ≤ exact ≤ upper`` (floats for scalar queries, arrays otherwise)."""
+    """Certified enclosure ``lower ≤ exact ≤ upper`` (floats for scalar queries, arrays otherwise).
+
+    Returned by ``Composition.delta``/``Composition.epsilon``, the DP-SGD calibrations and ``crosscheck``'s
+    verdicts.  ``upper`` is the value safe to report as a guarantee; ``lower`` shows how tight it is (and
+    refutes any claim below it).
+
+    Parameters
+    ----------
+    lower : float or ndarray
+        A certified lower bound on the exact value.
+    upper : float or ndarray
+        A certified upper bound on the exact value.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> s = bounds.Sandwich(0.12, 0.13)
+    >>> s.lower <= s.upper, s.upper - s.lower < 0.02
+    (True, True)
+    >>> lo, hi = s                                        # a NamedTuple
+    """
 
     lower: Any
     upper: Any
@@ -28,14 +48,62 @@ class Sandwich(NamedTuple):
 
 @dataclass(frozen=True)
 class PoissonSampled:
-    """``mechanism`` run on a Poisson sample of rate ``rate`` (add/remove relation); SPEC T11 for one step."""
+    """``mechanism`` run on a Poisson sample of rate ``rate`` (add/remove relation); SPEC T11 for one step.
+
+    Build it with :func:`poisson_sampled`, which validates its arguments; ``compose`` and ``crosscheck``
+    accept it as a step.  Provenance of the one-step profile: SPEC T11 (*source*).
+
+    Parameters
+    ----------
+    mechanism : Gaussian, Laplace or EpsDelta
+        The base mechanism, run on the sample.
+    rate : float
+        The probability p ∈ [0, 1] with which each record is kept, independently.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> step = bounds.PoissonSampled(bounds.Gaussian(1.0), 0.01)
+    >>> step == bounds.poisson_sampled(bounds.Gaussian(1.0), 0.01)
+    True
+    """
 
     mechanism: Gaussian | Laplace | EpsDelta
     rate: float
 
 
 def poisson_sampled(mechanism: Gaussian | Laplace | EpsDelta, rate: float) -> PoissonSampled:
-    """The Poisson-subsampled mechanism (add/remove): each record kept independently with probability ``rate``."""
+    """The Poisson-subsampled mechanism (add/remove): each record kept independently with probability ``rate``.
+
+    One step of DP-SGD is ``poisson_sampled(Gaussian.from_noise_multiplier(σ), q)``.  Its one-step profile is
+    SPEC T11 (*source*: the REMOVE/ADD dominating pairs of Google's dp_accounting and autodp, closed forms
+    checked against numerical integration); a sequence of such steps is composed by :func:`compose`.
+
+    Parameters
+    ----------
+    mechanism : Gaussian, Laplace or EpsDelta
+        The base mechanism.
+    rate : float
+        Sampling probability p ∈ [0, 1].
+
+    Returns
+    -------
+    PoissonSampled
+
+    Raises
+    ------
+    TypeError
+        If ``mechanism`` is not a ``Gaussian``, ``Laplace`` or ``EpsDelta``.
+    ValueError
+        If ``rate`` is not a real number in [0, 1] (NaN included).
+
+    Examples
+    --------
+    >>> import bounds
+    >>> step = bounds.poisson_sampled(bounds.Gaussian.from_noise_multiplier(1.0), 0.01)
+    >>> step.rate, step.mechanism.theta
+    (0.01, 1.0)
+    """
     if not isinstance(mechanism, (Gaussian, Laplace, EpsDelta)):
         raise TypeError(f"poisson_sampled: mechanism must be Gaussian, Laplace or EpsDelta, not {type(mechanism).__name__}")
     try:
@@ -86,7 +154,10 @@ def _check_count(function: str, count: Any) -> int:
 
 
 def _kind(function: str, mechanism: Any) -> tuple:
-    """('noise', mech, θ, q) or ('epsdelta', ε₀, δ₀)."""
+    """('noise', mech, θ, q, θ_lower) or ('epsdelta', ε₀, δ₀).
+
+    θ is the mechanism's ``theta`` (an upper bound on the exact θ: the upper grids use it), θ_lower its
+    ``theta_lower`` (a lower bound: the lower grids use it; both profiles are non-decreasing in θ)."""
     if isinstance(mechanism, PoissonSampled):
         inner = mechanism.mechanism
         if isinstance(inner, EpsDelta):
@@ -98,11 +169,11 @@ def _kind(function: str, mechanism: Any) -> tuple:
         if q < 1e-12:
             raise ValueError(f"{function}: rate = {q!r} is below the supported 1e-12 (the privacy loss per step "
                              "is below the grid resolution; the composed δ(ε) is ≤ T·rate·δ_M(ε) by SPEC T1)")
-        return ("noise", 0 if isinstance(inner, Gaussian) else 1, inner.theta, q)
+        return ("noise", 0 if isinstance(inner, Gaussian) else 1, inner.theta, q, inner.theta_lower)
     if isinstance(mechanism, Gaussian):
-        return ("noise", 0, mechanism.theta, 1.0)
+        return ("noise", 0, mechanism.theta, 1.0, mechanism.theta_lower)
     if isinstance(mechanism, Laplace):
-        return ("noise", 1, mechanism.theta, 1.0)
+        return ("noise", 1, mechanism.theta, 1.0, mechanism.theta_lower)
     if isinstance(mechanism, EpsDelta):
         if not math.isfinite(mechanism.epsilon):
             raise ValueError(f"{function}: EpsDelta epsilon = inf has no finite composition")
@@ -114,8 +185,27 @@ def _kind(function: str, mechanism: Any) -> tuple:
 class Composition:
     """The composition of ``steps`` (a list of ``(mechanism, count)``) with a certified sandwich.
 
-    Built by :func:`compose`; see there.  ``delta(epsilon)`` and ``epsilon(delta)`` return
-    ``Sandwich(lower, upper)`` with ``lower ≤ exact ≤ upper`` (proof: ``docs/composition_proof.md``).
+    Built by :func:`compose`; see there (SPEC C1, *source*: Koskela et al. 2021; Gopi et al. 2021;
+    Doroshenko et al. 2022).  ``delta(epsilon)`` and ``epsilon(delta)`` return ``Sandwich(lower, upper)``
+    with ``lower ≤ exact ≤ upper`` (proof: ``docs/composition_proof.md``).  The grids are built on first
+    use and cached, so further queries on the same object are fast.
+
+    Parameters
+    ----------
+    steps : list of (mechanism, count)
+        As for :func:`compose`.
+    tolerance : float
+        Target width of the ε sandwich, in [1e-7, inf).
+
+    Examples
+    --------
+    >>> import bounds
+    >>> comp = bounds.Composition([(bounds.Gaussian(0.5), 4)], tolerance=1e-2)   # = compose(...)
+    >>> s = comp.delta(1.0)              # 4 × Gaussian(0.5) = Gaussian(1): exact δ(1) = 0.126936737...
+    >>> s.lower <= 0.1269367375 <= s.upper
+    True
+    >>> comp.total_steps
+    4
     """
 
     def __init__(self, steps: Sequence, tolerance: float = 1e-3):
@@ -164,7 +254,7 @@ class Composition:
         # many cells per step)
         for key in self.steps:
             if key[0] == "noise":
-                _, mech, theta, q = key
+                _, mech, theta, q, theta_lower = key
                 s1 = theta if q >= 1.0 else q * math.sqrt(math.expm1(min(theta * theta, 700.0)))
                 if s1 > 0:
                     h = min(h, max(s1 / 16.0, 2.0 ** -20))
@@ -184,7 +274,7 @@ class Composition:
                 rng = 2 * key[1]
                 sd = key[1]
             else:
-                _, mech, theta, q = key
+                _, mech, theta, q, theta_lower = key
                 a_w, s_p, b_w, s_q = C.pair_parameters(mech, C.REMOVE, theta, q)
                 z = C.TAIL_Z[mech]
                 lo = C.loss_at(mech, a_w, s_p, b_w, s_q, min(0.0, s_p) - z)
@@ -212,8 +302,10 @@ class Composition:
                 if key[0] == "epsdelta":
                     u, lw = C.eps_delta_step(key[1], key[2], h)
                 else:
-                    _, mech, theta, q = key
+                    _, mech, theta, q, theta_lower = key
                     u, lw = C.one_step(mech, direction, theta, q, h)
+                    if theta_lower != theta:  # the lower grid from θ rounded down (σ or b kept exactly)
+                        _, lw = C.one_step(mech, direction, theta_lower, q, h)
                 u = C.cut_left(u, C.LEFT_TAIL / self.total_steps, True)
                 lw = C.cut_left(lw, C.LEFT_TAIL / self.total_steps, False)
                 steps.append((u, lw, count))
@@ -439,7 +531,8 @@ def compose(steps: Sequence, *, tolerance: float = 1e-3) -> Composition:
     a *dominating* grid measure (connect-the-dots: the chordal interpolation of the exact profile, which is
     convex in e^ε) and a *dominated* one (outputs merged into cells, post-processing; losses rounded down),
     composed by FFT with a proven floating-point error bound added (upper) or subtracted (lower).  Proof and
-    what is and is not certified: ``docs/composition_proof.md`` (Koskela et al. 2021; Gopi et al. 2021;
+    what is and is not certified: ``docs/composition_proof.md``.  Provenance: *source* (SPEC C1; Koskela
+    et al. 2021; Gopi et al. 2021;
     Doroshenko et al. 2022; Ghazi et al. 2022; Dong, Roth, Su 2022 for dominance).
 
     Add/remove relation: for Poisson-subsampled steps the REMOVE and ADD directions are composed separately
@@ -498,18 +591,10 @@ def _check_budget(function: str, epsilon: Any, delta: Any) -> tuple[float, float
     return e, d
 
 
-def _theta_down(sigma: float) -> float:
-    """1/σ rounded down (a smaller θ is the lower bound's side)."""
-    from fractions import Fraction
-
-    t = 1.0 / sigma
-    if Fraction(t) > 1 / Fraction(sigma):
-        t = float(np.nextafter(t, 0.0))
-    return t
-
-
 def _dpsgd_delta(sigma: float, rate: float, steps: int, epsilon: float, h: float, side: str) -> float:
-    theta = Gaussian.from_noise_multiplier(sigma).theta if side == "upper" else _theta_down(sigma)
+    g = Gaussian.from_noise_multiplier(sigma)
+    # only the side asked for is needed: a plain Gaussian at θ rounded up (upper) or down (lower)
+    theta = g.theta if side == "upper" else g.theta_lower
     comp = Composition([(poisson_sampled(Gaussian(theta), rate), steps)])
     lo, hi = comp._delta_at(h, epsilon)
     return hi if side == "upper" else lo
@@ -529,6 +614,10 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int
     use.  ``lower`` is a σ at which the certified *lower* bound already exceeds δ: every σ ≤ ``lower``
     violates the budget.  The exact minimal σ lies in [lower, upper]; the gap is the price of the
     discretisation (typically < 0.1% of σ).
+
+    Provenance: *source* (SPEC C1) — the certified composition of :func:`compose` (Koskela et al. 2021;
+    Gopi et al. 2021; Doroshenko et al. 2022), searched over σ; σ enters as ``Gaussian.from_noise_multiplier``
+    (θ = 1/σ rounded up for the safe side, down for the violating side).
 
     Parameters
     ----------
@@ -620,6 +709,10 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
     ``lower`` is the largest T whose certified *upper* bound meets (ε, δ) — safe to run; ``upper`` is the
     largest T not proven to violate it (T = upper + 1 is a proven violation by the certified lower bound).
     The exact maximal number of steps lies in [lower, upper].
+
+    Provenance: *source* (SPEC C1) — the certified composition of :func:`compose` (Koskela et al. 2021;
+    Gopi et al. 2021; Doroshenko et al. 2022), searched over σ; σ enters as ``Gaussian.from_noise_multiplier``
+    (θ = 1/σ rounded up for the safe side, down for the violating side).
 
     Parameters
     ----------

@@ -80,6 +80,25 @@ def test_constructors():
         bounds.Laplace.from_scale(float("nan"))
 
 
+def test_noise_multiplier_rounded_both_ways():
+    """σ = 3: 1/3 is not a double; the upper side uses θ rounded up, the lower side θ rounded down, and the
+    sandwich still contains the exact δ of 9 steps (θ√9 = 1 exactly; mpmath reference)."""
+    from fractions import Fraction
+
+    g = bounds.Gaussian.from_noise_multiplier(3.0)
+    assert Fraction(g.theta_lower) < Fraction(1, 3) < Fraction(g.theta)
+    assert math.nextafter(g.theta_lower, 1.0) == g.theta
+    lap = bounds.Laplace.from_scale(3.0, sensitivity=2.0)
+    assert Fraction(lap.theta_lower) < Fraction(2, 3) < Fraction(lap.theta)
+    exact = bounds.Gaussian.from_noise_multiplier(4.0)
+    assert exact.theta_lower == exact.theta == 0.25 and bounds.Gaussian(0.3).theta_lower == 0.3
+    comp = bounds.compose([(g, 9)])
+    key = next(iter(comp.steps))
+    assert key[2] == g.theta and key[4] == g.theta_lower  # upper grid from θ⁺, lower grid from θ⁻
+    s = comp.delta(0.5)
+    assert s.lower <= gaussian_composed_delta(0.5, 1.0, 1) <= s.upper
+
+
 @pytest.mark.parametrize("steps", [0, -1, 2.5, float("nan"), 10 ** 9, True])
 def test_bad_counts(steps):
     with pytest.raises(ValueError):
