@@ -16,7 +16,38 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._core import is_scalar
+
+
+def _short(value: Any) -> str:
+    r = repr(value)
+    return r if len(r) <= 40 else f"{r[:12]}…({len(r)} characters)"
+
+
+def _real(function: str, name: str, value: Any) -> float:
+    """``value`` as a float, or a ValueError naming the function and parameter (strings, bytes, None and
+    integers beyond the float range are refused rather than parsed or overflowing)."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise ValueError(f"{function}: {name} = {value!r} is not a real number")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{function}: {name} = {value!r} is not a real number") from None
+    except OverflowError:
+        raise ValueError(f"{function}: {name} = {_short(value)} is outside the float range") from None
 from .mechanisms import EpsDelta, Gaussian, Laplace
+
+
+def _real_array(function: str, name: str, value: Any) -> np.ndarray:
+    """``value`` as a float64 array; strings and out-of-range integers refused with a ValueError."""
+    try:
+        raw = np.asarray(value)
+        if raw.dtype.kind in "USV":
+            raise ValueError
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{function}: {name} = {value!r} is not a real number (or array of them)") from None
+    except OverflowError:
+        raise ValueError(f"{function}: {name} = {_short(value)} is outside the float range") from None
 
 
 class Sandwich(NamedTuple):
@@ -106,10 +137,7 @@ def poisson_sampled(mechanism: Gaussian | Laplace | EpsDelta, rate: float) -> Po
     """
     if not isinstance(mechanism, (Gaussian, Laplace, EpsDelta)):
         raise TypeError(f"poisson_sampled: mechanism must be Gaussian, Laplace or EpsDelta, not {type(mechanism).__name__}")
-    try:
-        r = float(rate)
-    except (TypeError, ValueError):
-        raise ValueError(f"poisson_sampled: rate = {rate!r} is not a real number") from None
+    r = _real("poisson_sampled", "rate", rate)
     if not (0.0 <= r <= 1.0) or math.isnan(r):
         raise ValueError(f"poisson_sampled: rate = {r!r} is outside its domain [0, 1]")
     return PoissonSampled(mechanism, r)
@@ -139,10 +167,9 @@ WIDTH_CONSTANT = 40.0  # model of the ε-width: ≈ WIDTH_CONSTANT·√T·h²·(
 def _check_count(function: str, count: Any) -> int:
     if isinstance(count, bool):
         raise ValueError(f"{function}: count = {count!r} must be an integer ≥ 1")
-    try:
-        c = float(count)
-    except (TypeError, ValueError):
-        raise ValueError(f"{function}: count = {count!r} is not a number") from None
+    if isinstance(count, int) and count > MAX_STEPS:
+        raise ValueError(f"{function}: count = {_short(count)} exceeds the supported {MAX_STEPS:.0e} steps")
+    c = _real(function, "count", count)
     if not math.isfinite(c) or c != int(c):
         raise ValueError(f"{function}: count = {count!r} must be an integer ≥ 1 (number of steps)")
     c = int(c)
@@ -210,10 +237,7 @@ class Composition:
 
     def __init__(self, steps: Sequence, tolerance: float = 1e-3):
         function = "compose"
-        try:
-            tol = float(tolerance)
-        except (TypeError, ValueError):
-            raise ValueError(f"{function}: tolerance = {tolerance!r} is not a number") from None
+        tol = _real(function, "tolerance", tolerance)
         if not (tol > 0.0) or not math.isfinite(tol):
             raise ValueError(f"{function}: tolerance = {tolerance!r} must lie in (0, inf) (target width of the "
                              "ε sandwich)")
@@ -244,6 +268,12 @@ class Composition:
         self.total_steps = total
         self._cache: dict[float, tuple] = {}
         self._h = self._initial_h()
+        # optional callable(str) told which stage a long computation is in (the CLI's progress line)
+        self.progress: Any = None
+
+    def _report(self, stage: str) -> None:
+        if self.progress is not None:
+            self.progress(stage)
 
     # -- grid ---------------------------------------------------------------------------------------
     def _initial_h(self) -> float:
@@ -296,7 +326,10 @@ class Composition:
                              f"(limit {MAX_NODES}): the privacy loss range is too wide for the requested "
                              f"tolerance {self.tolerance!r}; a larger tolerance (or more noise) is needed")
         out = []
-        for direction in self._directions():
+        directions = self._directions()
+        for i, direction in enumerate(directions):
+            self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/{len(directions)}, "
+                         "one-step grids")
             steps = []
             for key, count in sorted(self.steps.items()):
                 if key[0] == "epsdelta":
@@ -312,7 +345,9 @@ class Composition:
             # one tilt for the whole sequence (convolution needs equal tilts): the smallest phase choice
             lam = min(C.choose_tilt(u, self.total_steps, h) for u, _, _ in steps)
             up = low = None
-            for u, lw, count in steps:
+            for j, (u, lw, count) in enumerate(steps):
+                self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/"
+                             f"{len(directions)}, phase {j + 1}/{len(steps)}: {count} steps by FFT")
                 ext = self.total_steps >= C.EXTENDED_FROM
                 pu = C.power(u, count, True, lam=lam, extended=ext)
                 pl = C.power(lw, count, False, lam=lam, extended=ext)
@@ -445,10 +480,7 @@ class Composition:
         """
         C = _C()
         scalar = is_scalar(epsilon)
-        try:
-            e = np.asarray(epsilon, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"Composition.delta: epsilon = {epsilon!r} is not a real number") from None
+        e = _real_array("Composition.delta", "epsilon", epsilon)
         if np.isnan(e).any():
             raise ValueError("Composition.delta: epsilon is NaN")
 
@@ -495,10 +527,7 @@ class Composition:
             If δ is NaN, outside (0, 1), or below the smallest δ the grid certifies.
         """
         scalar = is_scalar(delta)
-        try:
-            d = np.asarray(delta, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"Composition.epsilon: delta = {delta!r} is not a real number") from None
+        d = _real_array("Composition.epsilon", "delta", delta)
         if np.isnan(d).any() or (d <= 0).any() or (d >= 1).any():
             raise ValueError(f"Composition.epsilon: delta = {delta!r} must lie in (0, 1)")
 
@@ -576,10 +605,7 @@ def compose(steps: Sequence, *, tolerance: float = 1e-3) -> Composition:
 # ----------------------------------------------------------------------------------------------------
 
 def _check_budget(function: str, epsilon: Any, delta: Any) -> tuple[float, float]:
-    try:
-        e, d = float(epsilon), float(delta)
-    except (TypeError, ValueError):
-        raise ValueError(f"{function}: epsilon = {epsilon!r}, delta = {delta!r} must be real numbers") from None
+    e, d = _real(function, "epsilon", epsilon), _real(function, "delta", delta)
     if not (e >= 0.0 and math.isfinite(e)):
         raise ValueError(f"{function}: epsilon = {epsilon!r} must lie in [0, inf)")
     if not (0.0 < d < 1.0):
@@ -640,7 +666,8 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int
     Raises
     ------
     ValueError
-        For parameters outside their domains, or when no σ ≤ 1e4 / ≥ 1e-2 brackets the budget.
+        For parameters outside their domains, ε = 0 (a degenerate budget), or when no σ in [1e-2, 1e4]
+        the grid resolves brackets the budget (the message says which σ is certified, if any).
 
     Examples
     --------
@@ -651,12 +678,29 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int
     """
     function = "dpsgd_noise_multiplier"
     e, d = _check_budget(function, epsilon, delta)
+    if e == 0.0:
+        # δ(0) is the total-variation distance of the composed pair: a budget (0, δ) needs σ of order
+        # q·√T/δ, far outside what a privacy-loss grid resolves; and it is not what DP-SGD users calibrate
+        raise ValueError(f"{function}: epsilon = 0 is a degenerate budget (δ(0) is the total-variation "
+                         "distance; the noise it needs grows like 1/δ); give epsilon > 0")
     q = poisson_sampled(Gaussian(1.0), rate).rate
     t = _check_count(function, steps)
     h = _grid_for(q, t, tolerance)
+    certified: list[float] = []
 
     def safe(s):
-        return _dpsgd_delta(s, q, t, e, h, "upper") <= d
+        try:
+            ok = _dpsgd_delta(s, q, t, e, h, "upper") <= d
+        except ValueError as exc:
+            if "grid nodes" not in str(exc):
+                raise
+            found = f"; σ = {min(certified)!r} is certified to meet it" if certified else ""
+            raise ValueError(f"{function}: the budget (ε, δ) = ({e}, {d}) is so loose that the noise multiplier "
+                             f"it needs lies below σ = {s!r}, where the composition's privacy-loss range is too "
+                             f"wide for the grid{found}") from None
+        if ok:
+            certified.append(s)
+        return ok
 
     def violates(s):
         return _dpsgd_delta(s, q, t, e, h, "lower") > d
@@ -749,7 +793,7 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
     q = poisson_sampled(Gaussian(1.0), rate).rate
     sigma = Gaussian.from_noise_multiplier(noise_multiplier)  # validates σ
     del sigma
-    s = float(noise_multiplier)
+    s = _real(function, "noise_multiplier", noise_multiplier)
     cap = _check_count(function, max_steps)
 
     def delta_side(t, side):

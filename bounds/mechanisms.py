@@ -95,10 +95,14 @@ class _ShiftedNoise:
 
 
 def _check_positive(function: str, name: str, value: Any) -> float:
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{function}: {name} = {value!r} is not a real number")
     try:
         v = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{function}: {name} = {value!r} is not a real number") from None
+    except OverflowError:
+        raise ValueError(f"{function}: {name} is an integer beyond the float range (must lie in (0, inf))") from None
     if math.isnan(v):
         raise ValueError(f"{function}: {name} is NaN; it must lie in (0, inf)")
     if not (v > 0.0 and math.isfinite(v)):
