@@ -378,8 +378,12 @@ class _NoiseEnclosure(_Enclosure):
         self.theta_lo, self.theta_hi = _theta_bounds(mechanism)
         self.rate = rate
         name = "Gaussian" if self.gaussian else "Laplace"
-        par = f"θ = {mechanism.theta!r}" if self.theta_lo == self.theta_hi else \
-            f"θ ∈ [{self.theta_lo!r}, {self.theta_hi!r}] (1/noise multiplier, rounded both ways)"
+        # the noise multiplier 1/θ (12 digits: θ may be 1/σ rounded); θ itself when it is not a round number
+        sigma = float(f"{1.0 / self.theta_hi:.12g}")
+        par = f"noise multiplier {sigma!r}" if 1.0 / sigma in (self.theta_lo, self.theta_hi) else \
+            f"θ = {mechanism.theta!r}"
+        if self.theta_lo != self.theta_hi:
+            par += f" (θ = 1/σ enclosed in [{self.theta_lo!r}, {self.theta_hi!r}])"
         if rate is None:
             self.theorem = "T9" if self.gaussian else "T8"
             self.description = f"{name} mechanism, {par} (SPEC {self.theorem}, exact profile)"
