@@ -626,8 +626,9 @@ def _dpsgd_delta(sigma: float, rate: float, steps: int, epsilon: float, h: float
     return hi if side == "upper" else lo
 
 
-def _grid_for(rate: float, steps: int, tolerance: float) -> float:
-    probe = Composition([(poisson_sampled(Gaussian(1.0), rate), steps)], tolerance=tolerance)
+def _grid_for(rate: float, steps: int, tolerance: float, theta: float = 1.0) -> float:
+    # the grid compose() would choose for this σ (θ = 1/σ; σ = 1 where σ is still being searched)
+    probe = Composition([(poisson_sampled(Gaussian(theta), rate), steps)], tolerance=tolerance)
     return probe._h
 
 
@@ -791,13 +792,12 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
     function = "dpsgd_max_steps"
     e, d = _check_budget(function, epsilon, delta)
     q = poisson_sampled(Gaussian(1.0), rate).rate
-    sigma = Gaussian.from_noise_multiplier(noise_multiplier)  # validates σ
-    del sigma
+    Gaussian.from_noise_multiplier(noise_multiplier)  # validates σ
     s = _real(function, "noise_multiplier", noise_multiplier)
     cap = _check_count(function, max_steps)
 
     def delta_side(t, side):
-        h = _grid_for(q, t, tolerance)
+        h = _grid_for(q, t, tolerance)  # the σ = 1 grid: with the actual σ's (finer) grid, σ = 30 took 195 s
         return _dpsgd_delta(s, q, t, e, h, side)
 
     # lower: largest T with certified upper ≤ δ (δ is non-decreasing in T)
@@ -824,7 +824,7 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
         return Sandwich(lower, a - 1)
     b = a + 1
     while b <= cap and not delta_side(b, "lower") > d:
-        a, b = b, a + 2 * (b - a)
+        a, b = b, b + 2 * (b - a)  # doubling gaps (a + 2(b − a) kept the gap at 1: a linear walk)
     if b > cap:
         return Sandwich(lower, cap)
     while b - a > 1:

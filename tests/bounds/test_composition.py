@@ -242,3 +242,10 @@ def test_fft_convolution_bound_against_exact_rationals():
             assert all(Fraction(float(v)) <= e for v, e in zip(lo.m, exact))
         c, err, rel = C._fft_convolve(a, b, len(exact), True)
         assert max(abs(Fraction(float(r)) - e) - Fraction(float(x)) for r, e, x in zip(c, exact, rel)) <= err
+
+
+def test_max_steps_with_much_noise_terminates():
+    # σ = 1e4: the certified lower δ stays 0 up to the cap; the search for `upper` must double its gap
+    # (it used to walk T one step at a time: ~1e5 compositions here)
+    s = bounds.dpsgd_max_steps(1.0, 1e-5, 0.01, 1e4, tolerance=1e-2, max_steps=10 ** 5)
+    assert 0 < s.lower <= s.upper <= 10 ** 5
