@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 import time
 from typing import Any
 
@@ -34,6 +35,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--epsilon", type=float, action="append", help="report δ(ε) (repeatable)")
     p.add_argument("--tolerance", type=float, default=1e-3, help="target width of the ε sandwich (default 1e-3)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress line on stderr (it is shown only when stderr is a terminal)")
     p.set_defaults(handler=lambda args, extra=None: run(args))
 
 
@@ -54,6 +57,53 @@ def _mechanism(args: argparse.Namespace) -> Any:
     return base
 
 
+class Progress:
+    """A one-line progress indication on a terminal: the current stage and the elapsed (wall-clock) time,
+    redrawn in place (``\r``) on every stage change and every ``interval`` seconds by a daemon thread.
+    Silent when the stream is not a terminal (piped or redirected output stays clean)."""
+
+    def __init__(self, stream: Any, label: str, enabled: bool = True, interval: float = 0.5) -> None:
+        isatty = getattr(stream, "isatty", None)
+        self.active = bool(enabled and isatty is not None and isatty())
+        self.stream, self.label, self.interval = stream, label, interval
+        self.stage = "starting"
+        self.start = time.monotonic()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def _draw(self) -> None:
+        with self._lock:
+            line = f"{self.label}: {self.stage} [{time.monotonic() - self.start:.1f} s]"
+            self.stream.write("\r\x1b[K" + line)
+            self.stream.flush()
+
+    def update(self, stage: str) -> None:
+        self.stage = stage
+        if self.active:
+            self._draw()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._draw()
+
+    def __enter__(self) -> "Progress":
+        if self.active:
+            self._draw()
+            self._thread = threading.Thread(target=self._tick, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.active:
+            self._stop.set()
+            if self._thread is not None:
+                self._thread.join()
+            with self._lock:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+
+
 def run(args: argparse.Namespace) -> int:
     """Execute ``ampbounds compose``; returns the exit code (2 with ``error: ...`` on bad input)."""
     import warnings
@@ -67,15 +117,18 @@ def run(args: argparse.Namespace) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             comp = bounds.compose([(_mechanism(args), args.steps)], tolerance=args.tolerance)
-            if not args.json:
-                print(f"composing {comp.total_steps} steps ...", file=sys.stderr, flush=True)
             rows = []
-            for d in args.delta or []:
-                s = comp.epsilon(d)
-                rows.append({"query": "epsilon", "delta": d, "lower": s.lower, "upper": s.upper})
-            for e in args.epsilon or []:
-                s = comp.delta(e)
-                rows.append({"query": "delta", "epsilon": e, "lower": s.lower, "upper": s.upper})
+            with Progress(sys.stderr, f"composing {comp.total_steps} steps",
+                          enabled=not getattr(args, "no_progress", False)) as progress:
+                comp.progress = progress.update
+                for d in args.delta or []:
+                    progress.update(f"ε at δ = {d:g}")
+                    s = comp.epsilon(d)
+                    rows.append({"query": "epsilon", "delta": d, "lower": s.lower, "upper": s.upper})
+                for e in args.epsilon or []:
+                    progress.update(f"δ at ε = {e:g}")
+                    s = comp.delta(e)
+                    rows.append({"query": "delta", "epsilon": e, "lower": s.lower, "upper": s.upper})
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

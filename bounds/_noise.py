@@ -6,6 +6,8 @@ signal per unit of noise is less private), so a θ above the exact 1/σ keeps ev
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,24 @@ def reciprocal_up(sigma: Any) -> Any:
         mantissa, _ = np.frexp(s)
         up = np.where(mantissa == 0.5, q, np.nextafter(q, np.inf))
     return float(up) if np.ndim(up) == 0 else up
+
+
+def quotient_bounds(a: float, b: float) -> tuple[float, float]:
+    """Doubles ``(lo, hi)`` with lo ≤ a/b ≤ hi exactly (a, b > 0 finite doubles); lo == hi when a/b is a double.
+
+    The one route from a noise scale to θ (``Gaussian.from_noise_multiplier``, ``Laplace.from_scale``): the
+    quotient is correctly rounded, so the exact a/b lies between it and its neighbour on the far side; which
+    side is decided exactly with rationals.  Upper bounds use ``hi`` (δ grows with θ), certified lower bounds
+    ``lo``.
+    """
+    t = a / b
+    if not (0.0 < t < math.inf):
+        raise ValueError(f"θ = {a!r}/{b!r} is not a positive finite double (underflow or overflow)")
+    exact = Fraction(a) / Fraction(b)
+    ft = Fraction(t)
+    if ft == exact:
+        return t, t
+    return (t, math.nextafter(t, math.inf)) if ft < exact else (math.nextafter(t, 0.0), t)
 
 
 def theta_of(function: str, theta: Any, noise_multiplier: Any) -> Any:

@@ -36,7 +36,8 @@ mechanism                               SPEC         enclosure
 Anything with callable ``.delta(epsilon)`` and ``.epsilon(delta)`` returning ``Sandwich`` (``bounds.compose``)
 is accepted as a composition.  ``from_dp_event`` and ``from_opacus_history`` translate the peers'
 vocabulary; DP-SGD's ``noise_multiplier`` σ/Δ is accepted wherever a Gaussian is taken
-(``gaussian_from_noise_multiplier``).
+(``Gaussian.from_noise_multiplier``, which keeps θ = 1/σ rounded up for the upper and down for the lower
+bounds).
 """
 from __future__ import annotations
 
@@ -54,94 +55,21 @@ VERDICTS = ("valid", "invalid", "undecided")
 
 
 # ----------------------------------------------------------------------------------------------------
-# noise multipliers: θ = 1/σ with its rounding recorded
+# noise multipliers: θ = 1/σ through the public constructors, which keep θ rounded both ways
 # ----------------------------------------------------------------------------------------------------
 
-def _reciprocal_bounds(function: str, name: str, value: Any) -> tuple[float, float]:
-    """Floats (lo, hi) with lo ≤ 1/value ≤ hi (equal when 1/value is a double), value > 0 finite."""
+def _from_noise_multiplier(function: str, value: Any, laplace: bool = False) -> Gaussian | Laplace:
+    """``Gaussian.from_noise_multiplier(σ)`` (or ``Laplace.from_scale(b)``), errors naming the caller."""
     try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{function}: {name} = {value!r} is not a real number") from None
-    if math.isnan(v):
-        raise ValueError(f"{function}: {name} is NaN; it must lie in (0, inf)")
-    if not (0.0 < v < math.inf):
-        raise ValueError(f"{function}: {name} = {v!r} is outside its domain (0, inf)"
-                         + (" (no noise: the mechanism is not private)" if v == 0.0 else ""))
-    t = 1.0 / v
-    if not (0.0 < t < math.inf):
-        raise ValueError(f"{function}: {name} = {v!r} is too small or too large: 1/{name} is not a positive float")
-    exact = Fraction(1) / Fraction(v)
-    ft = Fraction(t)
-    if ft == exact:
-        return t, t
-    # the quotient is correctly rounded, so the exact value lies between t and its neighbour on the far side
-    return (t, math.nextafter(t, math.inf)) if ft < exact else (math.nextafter(t, 0.0), t)
-
-
-@dataclass(frozen=True)
-class NoiseMultiplierGaussian(Gaussian):
-    """``Gaussian`` given by DP-SGD's noise multiplier σ/Δ; θ = 1/σ rounded up (``theta``) and its lower
-    neighbour kept, so a certified *lower* bound uses θ rounded down (δ increases with θ)."""
-
-    noise_multiplier: float = 1.0
-
-    def group(self, k: int) -> Gaussian:  # the plain white-box group (θ → kθ, rounded up)
-        return Gaussian(self.theta).group(k)
-
-
-@dataclass(frozen=True)
-class ScaleLaplace(Laplace):
-    """``Laplace`` given by its noise scale b/Δ (dp_accounting's ``LaplaceDpEvent.noise_multiplier``)."""
-
-    noise_multiplier: float = 1.0
-
-    def group(self, k: int) -> Laplace:
-        return Laplace(self.theta).group(k)
-
-
-def gaussian_from_noise_multiplier(sigma: Any) -> Gaussian:
-    """The Gaussian mechanism with noise multiplier σ (noise N(0, σ²Δ²), sensitivity Δ): θ = 1/σ.
-
-    Returns a ``Gaussian`` whose ``theta`` is 1/σ rounded up (safe for upper bounds) and which remembers σ,
-    so that ``crosscheck`` also gets a certified lower bound (from 1/σ rounded down).
-
-    Parameters
-    ----------
-    sigma : float
-        σ/Δ > 0.
-
-    Returns
-    -------
-    Gaussian
-
-    Raises
-    ------
-    ValueError
-        If σ is NaN, not positive, infinite, or 1/σ is not a positive float.
-
-    Examples
-    --------
-    >>> import bounds
-    >>> g = bounds.crosschecking.gaussian_from_noise_multiplier(3.0)
-    >>> g.theta >= 1 / 3
-    True
-    """
-    lo, hi = _reciprocal_bounds("gaussian_from_noise_multiplier", "noise_multiplier", sigma)
-    return NoiseMultiplierGaussian(hi, float(sigma))
-
-
-def laplace_from_scale(b: Any) -> Laplace:
-    """The Laplace mechanism with noise scale b/Δ: θ = 1/b (rounded up; σ kept as for the Gaussian)."""
-    lo, hi = _reciprocal_bounds("laplace_from_scale", "noise_multiplier", b)
-    return ScaleLaplace(hi, float(b))
+        return Laplace.from_scale(value) if laplace else Gaussian.from_noise_multiplier(value)
+    except ValueError as exc:
+        detail = str(exc).split(": ", 1)[-1]
+        raise ValueError(f"{function}: noise_multiplier = {value!r}: {detail}") from None
 
 
 def _theta_bounds(mechanism: Gaussian | Laplace) -> tuple[float, float]:
-    nm = getattr(mechanism, "noise_multiplier", None)
-    if nm is not None and isinstance(mechanism, (NoiseMultiplierGaussian, ScaleLaplace)):
-        return _reciprocal_bounds(type(mechanism).__name__, "noise_multiplier", nm)
-    return mechanism.theta, mechanism.theta
+    """(θ⁻, θ⁺): ``theta_lower`` ≤ exact θ ≤ ``theta`` (equal unless built from a noise scale)."""
+    return mechanism.theta_lower, mechanism.theta
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -150,7 +78,32 @@ def _theta_bounds(mechanism: Gaussian | Laplace) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class WithoutReplacement:
-    """``mechanism`` run on a uniform size-m subset of n records (substitute relation; SPEC T2)."""
+    """``mechanism`` run on a uniform size-m subset of n records (substitute relation; SPEC T2).
+
+    For ``crosscheck``: with ``EpsDelta`` both sides are certified (T2 is tight; *source*: Balle, Barthe,
+    Gaboardi 2018 Thm 9), with ``Gaussian``/``Laplace`` only the upper side.
+
+    Parameters
+    ----------
+    mechanism : Gaussian, Laplace or EpsDelta
+        DP under substitution.
+    m : int
+        Sample size, 0 ≤ m ≤ n.
+    n : int
+        Number of records, n ≥ 1.
+
+    Raises
+    ------
+    ValueError
+        If m or n is not an integer or 0 ≤ m ≤ n, n ≥ 1 fails.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> m = bounds.WithoutReplacement(bounds.EpsDelta(1.0, 1e-6), 10, 100)
+    >>> bounds.crosscheck(m, epsilon=0.2, delta=1e-5).verdict
+    'valid'
+    """
 
     mechanism: Gaussian | Laplace | EpsDelta
     m: int
@@ -163,7 +116,34 @@ class WithoutReplacement:
 @dataclass(frozen=True)
 class WithReplacement:
     """``mechanism`` run on m draws with replacement from n records (SPEC T3 ``"substitute"``, T4
-    ``"add_remove"`` with n the larger neighbour's size).  Only an upper bound is proven."""
+    ``"add_remove"`` with n the larger neighbour's size).  Only an upper bound is proven.
+
+    T3 is *recovered* (Balle, Barthe, Gaboardi 2018 Thm 10), T4 *derived* (Thm 11); ``crosscheck`` can
+    therefore certify "valid" but never "invalid" for it.
+
+    Parameters
+    ----------
+    mechanism : Gaussian, Laplace or EpsDelta
+        The base mechanism (its group profiles are used).
+    m : int
+        Number of draws m ≥ 0.
+    n : int
+        Number of records n ≥ 1.
+    relation : {"substitute", "add_remove"}
+        Neighbouring relation (T3 or T4).
+
+    Raises
+    ------
+    ValueError
+        If m, n are not integers with m ≥ 0, n ≥ 1, or the relation is unknown.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> m = bounds.WithReplacement(bounds.Gaussian(0.5), 10, 100)
+    >>> bounds.crosscheck(m, epsilon=0.5, delta=1e-3).verdict
+    'valid'
+    """
 
     mechanism: Gaussian | Laplace | EpsDelta
     m: int
@@ -184,6 +164,28 @@ class RateChange:
     Only the T5 *upper* bound is used: T5 is T1 with p = β₂/β₁ applied to the rate-β₁ guarantee, but the
     worst case of T1 needs a base pair whose likelihood ratio reaches 0, which a pair of the form
     ((1 − β₁)B₀ + β₁B₁, B₀) cannot have (its ratio is ≥ 1 − β₁), so T1's tightness does not carry over.
+    Provenance: *source* (Li, Qardaji, Su 2012 Thm 1).
+
+    Parameters
+    ----------
+    guarantee : EpsDelta
+        The (ε₁, δ₁) proven at rate β₁.
+    rate_from : float
+        β₁ ∈ (0, 1], the rate the guarantee was proven at.
+    rate_to : float
+        β₂ ∈ [0, β₁], the rate actually used.
+
+    Raises
+    ------
+    ValueError
+        If the guarantee is not an ``EpsDelta`` or the rates are outside 0 ≤ β₂ ≤ β₁ ≤ 1.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> m = bounds.RateChange(bounds.EpsDelta(1.0, 1e-6), 0.1, 0.05)
+    >>> bounds.crosscheck(m, epsilon=0.7, delta=1e-5).verdict
+    'valid'
     """
 
     guarantee: EpsDelta
@@ -202,7 +204,31 @@ class RateChange:
 class DiscretePairs:
     """A finite mechanism given by its neighbouring output laws: ``pairs`` = [(P, Q), …], each law a sequence
     of probabilities (floats or ``Fraction``) over the same outputs.  δ(ε) = max over pairs and both orders
-    of Σ_o (P(o) − e^ε Q(o))₊ (the hockey-stick divergence; randomized response is ``[((p, 1−p), (1−p, p))]``)."""
+    of Σ_o (P(o) − e^ε Q(o))₊ (the hockey-stick divergence; randomized response is ``[((p, 1−p), (1−p, p))]``).
+
+    Both sides are certified (the hockey-stick sums are evaluated in exact rational arithmetic, then
+    rounded outward): a reference route independent of every theorem of the library.
+
+    Parameters
+    ----------
+    pairs : sequence of (P, Q)
+        Neighbouring output laws; each law a sequence of probabilities ≥ 0 summing to 1 *exactly*
+        (floats are read as their exact binary values; use ``Fraction`` for e.g. 1/3).
+
+    Raises
+    ------
+    ValueError
+        If a pair is malformed, the laws differ in length, or a law is not a probability vector.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> rr = bounds.DiscretePairs([((0.75, 0.25), (0.25, 0.75))])     # randomized response, ε = ln 3
+    >>> bounds.crosscheck(rr, epsilon=1.0, delta=0.0).verdict
+    'invalid'
+    >>> bounds.crosscheck(rr, epsilon=1.1, delta=0.0).verdict
+    'valid'
+    """
 
     pairs: tuple
 
@@ -352,8 +378,12 @@ class _NoiseEnclosure(_Enclosure):
         self.theta_lo, self.theta_hi = _theta_bounds(mechanism)
         self.rate = rate
         name = "Gaussian" if self.gaussian else "Laplace"
-        nm = getattr(mechanism, "noise_multiplier", None)
-        par = f"noise multiplier {nm!r}" if nm is not None else f"θ = {mechanism.theta!r}"
+        # the noise multiplier 1/θ (12 digits: θ may be 1/σ rounded); θ itself when it is not a round number
+        sigma = float(f"{1.0 / self.theta_hi:.12g}")
+        par = f"noise multiplier {sigma!r}" if 1.0 / sigma in (self.theta_lo, self.theta_hi) else \
+            f"θ = {mechanism.theta!r}"
+        if self.theta_lo != self.theta_hi:
+            par += f" (θ = 1/σ enclosed in [{self.theta_lo!r}, {self.theta_hi!r}])"
         if rate is None:
             self.theorem = "T9" if self.gaussian else "T8"
             self.description = f"{name} mechanism, {par} (SPEC {self.theorem}, exact profile)"
@@ -635,7 +665,10 @@ def _g(x: float) -> str:
 class Verdict:
     """A certified verdict on the claim "the mechanism is (epsilon_claim, delta_claim)-DP".
 
-    Attributes
+    Returned by :func:`crosscheck` (frozen; ``as_dict()`` gives its JSON form).  "invalid" rests on a
+    certified lower bound only, so it is never a false alarm; "valid" on a certified upper bound.
+
+    Parameters
     ----------
     verdict : {"valid", "invalid", "undecided"}
     epsilon_claim, delta_claim : float
@@ -651,6 +684,15 @@ class Verdict:
         What was checked.
     explanation : str
         One paragraph for a human (for "undecided": by how much and how to tighten).
+
+    Examples
+    --------
+    >>> import bounds
+    >>> v = bounds.crosscheck(bounds.EpsDelta(1.0, 1e-6), epsilon=1.0, delta=1e-6)
+    >>> v.verdict, v.delta.upper <= 1e-6
+    ('valid', True)
+    >>> sorted(v.as_dict())[:3]
+    ['delta', 'delta_claim', 'epsilon']
     """
 
     verdict: str
@@ -886,7 +928,7 @@ def _from_keywords(noise_multiplier: Any, rate: Any, steps: Any, mechanism: str,
         raise ValueError("crosscheck: give a mechanism or composition, or noise_multiplier= (and rate=, steps=)")
     if mechanism not in ("gaussian", "laplace"):
         raise ValueError(f"crosscheck: mechanism = {mechanism!r} must be 'gaussian' or 'laplace'")
-    base = gaussian_from_noise_multiplier(noise_multiplier) if mechanism == "gaussian" else laplace_from_scale(noise_multiplier)
+    base = _from_noise_multiplier("crosscheck", noise_multiplier, laplace=mechanism == "laplace")
     mech = base if rate is None else poisson_sampled(base, rate)
     if isinstance(steps, bool) or not isinstance(steps, (int, float)) or steps != steps or float(steps) != int(steps) \
             or int(steps) < 1:
@@ -933,7 +975,8 @@ def from_opacus_history(history: Sequence, *, tolerance: Any = None) -> Any:
         if isinstance(count, bool) or not isinstance(count, (int, float)) or count != count or \
                 float(count) != int(count) or int(count) < 0:
             raise ValueError(f"from_opacus_history: history[{i}] steps = {count!r} must be an integer ≥ 0")
-        steps.append((poisson_sampled(gaussian_from_noise_multiplier(sigma), q), int(count)))
+        steps.append((poisson_sampled(_from_noise_multiplier(f"from_opacus_history: history[{i}]", sigma), q),
+                      int(count)))
     return _steps_to_target(steps, tolerance)
 
 
@@ -975,9 +1018,9 @@ def _event_steps(event: Any) -> list:
     if name == "NoOpDpEvent":
         return []
     if name == "GaussianDpEvent":
-        return [(gaussian_from_noise_multiplier(need("noise_multiplier")), 1)]
+        return [(_from_noise_multiplier("from_dp_event: GaussianDpEvent", need("noise_multiplier")), 1)]
     if name == "LaplaceDpEvent":
-        return [(laplace_from_scale(need("noise_multiplier")), 1)]
+        return [(_from_noise_multiplier("from_dp_event: LaplaceDpEvent", need("noise_multiplier"), laplace=True), 1)]
     if name == "SelfComposedDpEvent":
         count = need("count")
         if isinstance(count, bool) or not isinstance(count, (int, float)) or count != count or \

@@ -19,7 +19,7 @@ rounded up.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
 import numpy as np
@@ -55,13 +55,27 @@ def _check_k(k: Any, function: str = "group_profile") -> int:
 
 @dataclass(frozen=True)
 class _ShiftedNoise:
-    """Additive noise whose pair at distance k is the base pair with θ → kθ (white-box group profile)."""
+    """Additive noise whose pair at distance k is the base pair with θ → kθ (white-box group profile).
+
+    ``theta`` is an upper bound on the exact θ (what every upper bound uses: δ grows with θ);
+    ``theta_lower`` a lower bound on it (what certified *lower* bounds use: ``compose``'s lower side,
+    ``crosscheck``'s "invalid" verdict).  They are equal for ``Gaussian(θ)``/``Laplace(θ)`` given θ itself;
+    ``Gaussian.from_noise_multiplier(σ)`` and ``Laplace.from_scale(b, Δ)`` keep 1/σ resp. Δ/b rounded both
+    ways, so a lower bound is never raised by the one-ulp rounding of θ.
+    """
 
     theta: float
+    theta_lower: float = field(default=math.nan, init=False, repr=False, compare=True)
     _profile: ClassVar[str]  # name of the profile function in bounds.profiles
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "theta", _check_theta(type(self).__name__, self.theta))
+        object.__setattr__(self, "theta_lower", self.theta)
+
+    def _with_lower(self, lower: float) -> "_ShiftedNoise":
+        # lower ≤ exact θ ≤ theta, established by the caller
+        object.__setattr__(self, "theta_lower", min(lower, self.theta))
+        return self
 
     def profile(self, epsilon: ArrayLike) -> Any:
         """Upper bound on δ(ε), rounded up."""
@@ -70,31 +84,32 @@ class _ShiftedNoise:
         return getattr(profiles, self._profile)(epsilon, self.theta)
 
     def group(self, k: int) -> "_ShiftedNoise":
-        """The same noise on a group of k records (white box): θ → kθ (rounded up)."""
-        return type(self)(_times_k_up(self.theta, _check_k(k, f"{type(self).__name__}.group")))
+        """The same noise on a group of k records (white box): θ → kθ (rounded up; the lower side down)."""
+        k = _check_k(k, f"{type(self).__name__}.group")
+        if k == 1:
+            return self
+        lower = float(np.nextafter(k * self.theta_lower, 0.0))
+        return type(self)(_times_k_up(self.theta, k))._with_lower(lower)
 
     def group_profile(self, epsilon: ArrayLike, k: int) -> Any:
         """Upper bound on δ_{M,k}(ε) = δ_{kθ}(ε), rounded up."""
         return self.group(k).profile(epsilon)
 
 
-def _quotient_up(a: float, b: float) -> float:
-    """a/b rounded up (exact quotients kept)."""
-    from fractions import Fraction
-
-    t = a / b
-    if Fraction(t) < Fraction(a) / Fraction(b):
-        t = float(np.nextafter(t, np.inf))
-    return t
-
-
 def _check_positive(function: str, name: str, value: Any) -> float:
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{function}: {name} = {value!r} is not a real number")
     try:
         v = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{function}: {name} = {value!r} is not a real number") from None
+    except OverflowError:
+        raise ValueError(f"{function}: {name} is an integer beyond the float range (must lie in (0, inf))") from None
+    if math.isnan(v):
+        raise ValueError(f"{function}: {name} is NaN; it must lie in (0, inf)")
     if not (v > 0.0 and math.isfinite(v)):
-        raise ValueError(f"{function}: {name} = {v!r} must lie in (0, inf)")
+        raise ValueError(f"{function}: {name} = {v!r} must lie in (0, inf)"
+                         + (" (no noise: the mechanism is not private)" if v == 0.0 else ""))
     return v
 
 
@@ -136,21 +151,32 @@ class Laplace(_ShiftedNoise):
         Returns
         -------
         Laplace
+            With ``theta`` = Δ/b rounded up and ``theta_lower`` = Δ/b rounded down (equal when exact).
 
         Raises
         ------
         ValueError
-            If b or Δ is not a positive finite number.
+            If b or Δ is not a positive finite number, or Δ/b overflows or underflows.
 
         Examples
         --------
         >>> import bounds
         >>> bounds.Laplace.from_scale(2.0).theta
         0.5
+        >>> m = bounds.Laplace.from_scale(3.0, sensitivity=1.0)
+        >>> m.theta_lower < m.theta
+        True
         """
+        from ._noise import quotient_bounds
+
         b = _check_positive("Laplace.from_scale", "b", b)
         d = _check_positive("Laplace.from_scale", "sensitivity", sensitivity)
-        return cls(_quotient_up(d, b))
+        try:
+            lo, hi = quotient_bounds(d, b)
+        except ValueError:
+            raise ValueError(f"Laplace.from_scale: θ = sensitivity/b = {d!r}/{b!r} is not a positive finite "
+                             "double (underflow: no usable signal; overflow: no privacy)") from None
+        return cls(hi)._with_lower(lo)
 
 
 @dataclass(frozen=True)
@@ -195,7 +221,8 @@ class Gaussian(_ShiftedNoise):
         -------
         Gaussian
             With ``theta = 1/sigma`` rounded up when inexact (a larger θ is the safe side: every profile
-            grows with θ); θ = Δ/σ in general.
+            grows with θ) and ``theta_lower = 1/sigma`` rounded down, which certified lower bounds
+            (``compose``'s lower side, ``crosscheck``'s "invalid") use; θ = Δ/σ in general.
 
         Raises
         ------
@@ -207,9 +234,20 @@ class Gaussian(_ShiftedNoise):
         >>> import bounds
         >>> bounds.Gaussian.from_noise_multiplier(2.0).theta
         0.5
+        >>> from fractions import Fraction
+        >>> g = bounds.Gaussian.from_noise_multiplier(3.0)          # 1/3 is not a double
+        >>> Fraction(g.theta_lower) < Fraction(1, 3) < Fraction(g.theta)
+        True
         """
+        from ._noise import quotient_bounds
+
         s = _check_positive("Gaussian.from_noise_multiplier", "sigma", sigma)
-        return cls(_quotient_up(1.0, s))
+        try:
+            lo, hi = quotient_bounds(1.0, s)
+        except ValueError:
+            raise ValueError(f"Gaussian.from_noise_multiplier: sigma = {s!r}: θ = 1/sigma is not a positive "
+                             "finite double (sigma too small: no privacy; too large: underflow)") from None
+        return cls(hi)._with_lower(lo)
 
 
 @dataclass(frozen=True)

@@ -80,16 +80,66 @@ def test_constructors():
         bounds.Laplace.from_scale(float("nan"))
 
 
-@pytest.mark.parametrize("steps", [0, -1, 2.5, float("nan"), 10 ** 9, True])
+def test_noise_multiplier_rounded_both_ways():
+    """σ = 3: 1/3 is not a double; the upper side uses θ rounded up, the lower side θ rounded down, and the
+    sandwich still contains the exact δ of 9 steps (θ√9 = 1 exactly; mpmath reference)."""
+    from fractions import Fraction
+
+    g = bounds.Gaussian.from_noise_multiplier(3.0)
+    assert Fraction(g.theta_lower) < Fraction(1, 3) < Fraction(g.theta)
+    assert math.nextafter(g.theta_lower, 1.0) == g.theta
+    lap = bounds.Laplace.from_scale(3.0, sensitivity=2.0)
+    assert Fraction(lap.theta_lower) < Fraction(2, 3) < Fraction(lap.theta)
+    exact = bounds.Gaussian.from_noise_multiplier(4.0)
+    assert exact.theta_lower == exact.theta == 0.25 and bounds.Gaussian(0.3).theta_lower == 0.3
+    comp = bounds.compose([(g, 9)])
+    key = next(iter(comp.steps))
+    assert key[2] == g.theta and key[4] == g.theta_lower  # upper grid from θ⁺, lower grid from θ⁻
+    s = comp.delta(0.5)
+    assert s.lower <= gaussian_composed_delta(0.5, 1.0, 1) <= s.upper
+
+
+@pytest.mark.parametrize("steps", [0, -1, 2.5, float("nan"), float("inf"), 10 ** 9, 1e9, 10 ** 400, "10", None, True])
 def test_bad_counts(steps):
     with pytest.raises(ValueError):
         bounds.compose([(bounds.Gaussian(1.0), steps)])
 
 
-@pytest.mark.parametrize("tolerance", [0.0, -1.0, float("nan"), 1e-12])
+@pytest.mark.parametrize("tolerance", [0.0, -1.0, float("nan"), float("inf"), 1e-12, "0.1", 10 ** 400])
 def test_bad_tolerance(tolerance):
     with pytest.raises(ValueError, match="tolerance"):
         bounds.compose([(bounds.Gaussian(1.0), 1)], tolerance=tolerance)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: bounds.dpsgd_noise_multiplier(0.0, 1e-5, 0.01, 100),  # ε = 0: degenerate budget
+    lambda: bounds.dpsgd_noise_multiplier(float("nan"), 1e-5, 0.01, 100),
+    lambda: bounds.dpsgd_noise_multiplier(10 ** 400, 1e-5, 0.01, 100),
+    lambda: bounds.dpsgd_noise_multiplier("1", 1e-5, 0.01, 100),
+    lambda: bounds.dpsgd_noise_multiplier(1.0, 0.0, 0.01, 100),
+    lambda: bounds.dpsgd_noise_multiplier(1.0, 1e-5, 0.0, 100),
+    lambda: bounds.dpsgd_noise_multiplier(1.0, 1e-5, 0.01, 2.5),
+    lambda: bounds.dpsgd_noise_multiplier(1.0, 1e-5, 0.01, 100, tolerance=0.0),
+    lambda: bounds.dpsgd_max_steps(1.0, 1e-5, 0.01, float("nan")),
+    lambda: bounds.dpsgd_max_steps(1.0, 1e-5, 0.01, 10 ** 400),
+    lambda: bounds.dpsgd_max_steps(1.0, 1e-5, 0.01, 1.0, max_steps=2.5),
+    lambda: bounds.poisson_sampled(bounds.Gaussian(1.0), "0.1"),
+    lambda: bounds.poisson_sampled(bounds.Gaussian(1.0), 10 ** 400),
+    lambda: bounds.Gaussian.from_noise_multiplier("1"),
+    lambda: bounds.Gaussian.from_noise_multiplier(10 ** 400),
+    lambda: bounds.Gaussian.from_noise_multiplier(1e-320),  # 1/σ overflows
+    lambda: bounds.compose([(bounds.Gaussian(1.0), 10)]).delta("x"),
+    lambda: bounds.compose([(bounds.Gaussian(1.0), 10)]).epsilon(10 ** 400),
+])
+def test_bad_calibration_and_scalars(call):
+    with pytest.raises(ValueError):
+        call()
+
+
+def test_loose_budget_is_a_clear_error():
+    # ε = 100: the σ it allows lies below what the grid resolves; the message says which σ is certified
+    with pytest.raises(ValueError, match="so loose.*certified"):
+        bounds.dpsgd_noise_multiplier(100.0, 1e-5, 0.01, 100, tolerance=1e-2)
 
 
 def test_bad_queries_and_extremes():
@@ -132,6 +182,31 @@ def test_cli_compose(capsys):
     assert r["lower"] <= 1.828244 <= r["upper"]
     assert main(["compose", "--noise-multiplier", "1", "--rate", "0.01", "--steps", "0"]) == 2
     assert "error:" in capsys.readouterr().err
+    # piped (not a terminal): no progress line on stderr
+    assert main(["compose", "--noise-multiplier", "2", "--rate", "0.1", "--steps", "10", "--delta", "1e-5"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_cli_progress_on_a_terminal(monkeypatch, capsys):
+    import io
+    import sys
+
+    from ampbounds_cli import main
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    assert main(["compose", "--noise-multiplier", "2", "--rate", "0.1", "--steps", "10", "--delta", "1e-5"]) == 0
+    text = term.getvalue()
+    assert "composing 10 steps" in text and "steps by FFT" in text and text.endswith("\r\x1b[K")
+    assert "epsilon(delta=1e-05)" in capsys.readouterr().out
+    term2 = Terminal()
+    monkeypatch.setattr(sys, "stderr", term2)
+    assert main(["compose", "--noise-multiplier", "2", "--rate", "0.1", "--steps", "10", "--no-progress"]) == 0
+    assert term2.getvalue() == ""
 
 
 def test_fft_convolution_bound_against_exact_rationals():
@@ -167,3 +242,10 @@ def test_fft_convolution_bound_against_exact_rationals():
             assert all(Fraction(float(v)) <= e for v, e in zip(lo.m, exact))
         c, err, rel = C._fft_convolve(a, b, len(exact), True)
         assert max(abs(Fraction(float(r)) - e) - Fraction(float(x)) for r, e, x in zip(c, exact, rel)) <= err
+
+
+def test_max_steps_with_much_noise_terminates():
+    # σ = 1e4: the certified lower δ stays 0 up to the cap; the search for `upper` must double its gap
+    # (it used to walk T one step at a time: ~1e5 compositions here)
+    s = bounds.dpsgd_max_steps(1.0, 1e-5, 0.01, 1e4, tolerance=1e-2, max_steps=10 ** 5)
+    assert 0 < s.lower <= s.upper <= 10 ** 5
