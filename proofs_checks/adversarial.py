@@ -251,8 +251,11 @@ class Search:
 
 
 def _reference_or_none(target: Target, point: tuple):
+    from . import refstore
+
     try:
-        return target.reference(point)
+        with refstore.live():  # search points are new by design: computed, not looked up in the tables
+            return target.reference(point)
     except (ZeroDivisionError, ValueError, OverflowError):
         return None
 

@@ -19,6 +19,7 @@ number the reference computation produced.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import gzip
@@ -52,7 +53,7 @@ class MissingReference(LookupError):
     """A quick-mode lookup found no stored value and the store is strict (the test suite)."""
 
 
-_STATE = {"strict": False, "record": False}
+_STATE = {"strict": False, "record": False, "live": 0}
 _TABLES: dict[str, dict] = {}          # namespace → entries (loaded lazily)
 _RECORDED: dict[str, dict] = {}        # namespace → entries computed in this process while recording
 MISSES: dict[str, int] = {}            # namespace → lookups computed because the table lacked them
@@ -61,6 +62,18 @@ FUNCTIONS: dict[str, "Memo"] = {}      # namespace → wrapper (for regeneration
 
 def set_strict(value: bool) -> None:
     _STATE["strict"] = bool(value)
+
+
+@contextlib.contextmanager
+def live():
+    """Compute references directly inside this block, neither looked up nor counted as misses: for searches
+    whose points are new by design (``proofs_checks.adversarial``), which store the cases they keep
+    themselves."""
+    _STATE["live"] += 1
+    try:
+        yield
+    finally:
+        _STATE["live"] -= 1
 
 
 def set_record(value: bool) -> None:
@@ -214,7 +227,7 @@ class Memo:
     def __call__(self, *args, **kwargs):
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        if self.when is not None and not self.when(**bound.arguments):
+        if _STATE["live"] or (self.when is not None and not self.when(**bound.arguments)):
             return self.func(*args, **kwargs)
         key, extra = self.key(bound)
         if not framework.full():
