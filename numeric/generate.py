@@ -223,9 +223,6 @@ def metadata() -> dict:
             "constraints": [(c.lhs, c.op, c.rhs) for c in theorem.constraints],
             "outputs": outputs,
         }
-    from symbolic.composition import RECORDS  # plain-data records without kernels (issue 12: C1)
-
-    data.update(RECORDS)
     return data
 
 

@@ -12,7 +12,7 @@ def theorem_latex(theorem_id: str) -> str:
              f"relation: {theorem.relation}",
              r"\begin{aligned}"]
     if not theorem.outputs:  # T13: an exact evaluator, not a closed form; its statement says what it computes
-        lines.append(r"  &\parbox{0.8\linewidth}{No closed form: computed exactly over a finite universe by "
+        lines.append(r"  &\parbox{0.8\linewidth}{No closed form; computed by "
                      r"\texttt{" + text_to_latex(", ".join(theorem.public)) + "}. "
                      + text_to_latex(theorem.statement) + r"} \\")
     for output in theorem.outputs:
@@ -39,13 +39,13 @@ _MATH = {"±": r"\pm", "²": "^{2}", "³": "^{3}", "¹": "^{1}", "·": r"\cdot",
          "Δ": r"\Delta", "Λ": r"\Lambda", "Σ": r"\Sigma", "Φ": r"\Phi", "α": r"\alpha", "β": r"\beta",
          "γ": r"\gamma", "δ": r"\delta", "ε": r"\varepsilon", "η": r"\eta", "θ": r"\theta", "λ": r"\lambda",
          "μ": r"\mu", "ρ": r"\rho", "σ": r"\sigma", "τ": r"\tau", "φ": r"\varphi", "‖": r"\|", "⁻": "^{-}",
-         "₀": "_{0}", "₁": "_{1}", "₂": "_{2}", "₊": "_{+}", "→": r"\to", "⇔": r"\Leftrightarrow", "∈": r"\in",
+         "₀": "_{0}", "₁": "_{1}", "ᵢ": "_{i}", "₂": "_{2}", "₊": "_{+}", "→": r"\to", "⇔": r"\Leftrightarrow", "∈": r"\in",
          "−": "-", "∓": r"\mp", "∘": r"\circ", "√": r"\surd", "∞": r"\infty", "≠": r"\neq", "≤": r"\le",
          "≥": r"\ge", "⊆": r"\subseteq", "⌈": r"\lceil", "⌉": r"\rceil", "⌊": r"\lfloor", "⌋": r"\rfloor",
          "𝒳": r"\mathcal{X}", "𝔻": r"\mathbb{D}", "𝕊": r"\mathbb{S}", "′": r"'", "≈": r"\approx",
          "∑": r"\sum", "∀": r"\forall", "∃": r"\exists", "∅": r"\emptyset", "∩": r"\cap", "∪": r"\cup"}
 _TEXT = {"–": "--", "—": "---", "…": r"\ldots{}", "’": "'", "‘": "`", "“": "``", "”": "''", "é": r"\'e",
-         "ü": r'\"u', "ö": r'\"o', "\u00a0": "~"}
+         "ü": r'\"u', "ö": r'\"o', "ä": r'\"a', "\u00a0": "~"}
 
 
 def text_to_latex(text: str) -> str:
