@@ -79,7 +79,7 @@ def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
     delta : array_like
         δ ∈ [0, 1] (δ = 0 gives ε = θ exactly, δ = 1 gives −inf).
     theta : array_like, optional
-        θ = Δ/b > 0None (Laplace scale b, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        θ = Δ/b > 0 (Laplace scale b, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
         multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
         pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
     noise_multiplier : array_like, optional
@@ -178,7 +178,7 @@ def gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *
     delta : array_like
         δ ∈ [0, 1] (0 gives inf, 1 gives −inf).
     theta : array_like, optional
-        θ = Δ/σ > 0None (Gaussian standard deviation σ, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        θ = Δ/σ > 0 (Gaussian standard deviation σ, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
         multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
         pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
     noise_multiplier : array_like, optional

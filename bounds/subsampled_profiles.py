@@ -193,9 +193,10 @@ def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | Non
     Parameters
     ----------
     delta : array_like
-        δ ∈ [0, 1] (0 gives inf, 1 gives −inf).
+        δ ∈ [0, 1] (0 gives inf, 1 gives −inf).  For subnormal δ below ≈ 3e-322 the verification of the
+        rounded-up profile cannot certify a finite ε and inf is returned (sound, but not the smallest ε).
     theta : array_like, optional
-        θ = Δ/σ > 0None (Gaussian standard deviation σ, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        θ = Δ/σ > 0 (Gaussian standard deviation σ, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
         multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
         pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
     noise_multiplier : array_like, optional
@@ -245,7 +246,7 @@ def subsampled_laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None
     delta : array_like
         δ ∈ [0, 1].
     theta : array_like, optional
-        θ = Δ/b > 0None (Laplace scale b, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
+        θ = Δ/b > 0 (Laplace scale b, sensitivity Δ) = 1/noise_multiplier.  **Not the noise
         multiplier**: a noise multiplier passed as θ is optimistic (unsound) whenever it is below 1;
         pass ``noise_multiplier=`` instead.  Exactly one of ``theta``, ``noise_multiplier``.
     noise_multiplier : array_like, optional

@@ -228,11 +228,14 @@ class Search:
         if ref is None or (math.isnan(raw) and math.isnan(returned)):
             return -math.inf
         self.points += 1
-        if unsafe(returned, ref, t.up, slack):
+        bad = unsafe(returned, ref, t.up, slack)
+        if bad:
             self.unsound.append((point, returned, mp.nstr(ref, 25)))
         if mp.isinf(ref):
             return -math.inf
         rel = signed_rel(returned, ref, t.up)
+        if rel < 0 and not bad:  # below a stored reference only within its own precision: the exact value itself
+            rel = 0.0
         if rel < self.worst_rel:
             self.worst_rel, self.worst = rel, point
         err = accuracy.ulps(raw, ref) if math.isfinite(raw) else math.inf
