@@ -205,7 +205,7 @@ def _add_theorem_parser(targets: Any, theorem_id: str) -> None:
     others = [f for f in meta["public"] if f not in (forward, inverse)]
     description = (f"SPEC {theorem_id}, {meta['name']} [{meta['provenance']}], relation: {meta['relation']}. "
                    f"{meta['statement']} Evaluates {' / '.join(main_names)}"
-                   + (f"; the theorem's other functions: " + ", ".join(f"`ampbounds eval {f}`" for f in others)
+                   + ("; the theorem's other functions: " + ", ".join(f"`ampbounds eval {f}`" for f in others)
                       if others else "") + ". Reference: docs/theorems.md.")
     sub = targets.add_parser(theorem_id, help=f"{meta['name']}: {' / '.join(main_names)}",
                              description=description.replace("%", "%%"))

@@ -478,7 +478,7 @@ class Composition:
         ValueError
             If ε is NaN.
         """
-        C = _C()
+        _C()  # numeric.composition imported (kernels compiled or loaded) before the grids are built
         scalar = is_scalar(epsilon)
         e = _real_array("Composition.delta", "epsilon", epsilon)
         if np.isnan(e).any():

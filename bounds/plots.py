@@ -22,7 +22,7 @@ def _pyplot():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ModuleNotFoundError as exc:  # pragma: no cover - depends on the environment
+    except ModuleNotFoundError:  # pragma: no cover - depends on the environment
         raise ModuleNotFoundError("plotting needs matplotlib: pip install 'ampbounds[plot]'") from None
     return plt
 

@@ -197,15 +197,21 @@ def _accuracy_check(theorem_id: str, output: str):
     return run
 
 
-def _register() -> None:
-    """One check per kernel: theorems that share a hand-written kernel (T3 and T4 share δ') share its check."""
+def kernel_groups() -> dict[tuple, list[str]]:
+    """Every kernel once, with the theorems that use it: generated kernels are per (theorem, output);
+    theorems sharing a hand-written kernel (T3 and T4 share δ') share one entry.  The key ends with the output."""
     shared: dict[tuple, list[str]] = {}
     for theorem_id, meta in THEOREMS.items():
         for output, spec in meta["outputs"].items():
             generated = spec["kernel"].startswith("numeric._generated")
             key = (theorem_id, output) if generated else (spec["kernel"], tuple(spec["args"]), output)
             shared.setdefault(key, []).append(theorem_id)
-    for key, theorem_ids in shared.items():
+    return shared
+
+
+def _register() -> None:
+    """One check per kernel (``kernel_groups``)."""
+    for key, theorem_ids in kernel_groups().items():
         output = key[-1]
         add_check("accuracy", tuple(theorem_ids), f"{'/'.join(theorem_ids)} {output} accuracy",
                   _accuracy_check(theorem_ids[0], output))

@@ -161,13 +161,7 @@ def targets() -> list[Target]:
     from .catalogue import load
 
     load()  # family grids and references register on import
-    shared: dict[tuple, list[str]] = {}
-    for theorem_id, meta in THEOREMS.items():
-        for output, spec in meta["outputs"].items():
-            generated = spec["kernel"].startswith("numeric._generated")
-            key = (theorem_id, output) if generated else (spec["kernel"], tuple(spec["args"]), output)
-            shared.setdefault(key, []).append(theorem_id)
-    return [Target(ids[0], key[-1], tuple(ids)) for key, ids in shared.items()]
+    return [Target(ids[0], key[-1], tuple(ids)) for key, ids in accuracy.kernel_groups().items()]
 
 
 # --------------------------------------------------------------------------------------------------
