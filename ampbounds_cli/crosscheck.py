@@ -45,7 +45,7 @@ def add_parser(subparsers: Any) -> None:
 def _fail(message: str) -> int:
     import sys
 
-    print(f"ampbounds crosscheck: error: {message}", file=sys.stderr)
+    print(f"error: {message}", file=sys.stderr)
     return 2
 
 

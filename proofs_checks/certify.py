@@ -237,8 +237,15 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line on stderr (exit 2), like every other ``ampbounds`` error."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"error: ampbounds certify: {message} (see `ampbounds certify --help`)\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ampbounds certify", description=__doc__.split("\n")[0])
+    parser = _Parser(prog="ampbounds certify", description=__doc__.split("\n")[0])
     parser.add_argument("--theorem", action="append", metavar="ID", help="only this theorem (repeatable)")
     parser.add_argument("--kind", action="append", choices=KINDS, help="only checks of this kind (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the certificate as strict JSON")
