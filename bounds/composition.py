@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -632,6 +632,19 @@ def _grid_for(rate: float, steps: int, tolerance: float, theta: float = 1.0) -> 
     return probe._h
 
 
+def _bisect(a: Any, b: Any, high: Callable[[Any], bool], wide: Callable[[Any, Any], bool],
+            integer: bool = False) -> tuple[Any, Any]:
+    """Bisect [a, b] while ``wide(a, b)``: where ``high(mid)`` holds, b moves to mid, else a (the invariant
+    ``high`` false at a, true at b is the caller's).  ``integer`` bisects integers (mid = ⌊(a + b)/2⌋)."""
+    while wide(a, b):
+        mid = (a + b) // 2 if integer else 0.5 * (a + b)
+        if high(mid):
+            b = mid
+        else:
+            a = mid
+    return a, b
+
+
 def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int, *,
                            tolerance: float = 1e-3) -> Sandwich:
     """Certified noise multiplier σ for DP-SGD (Poisson rate ``rate``, ``steps`` steps, add/remove).
@@ -722,12 +735,7 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int
                 raise ValueError(f"{function}: no noise multiplier ≤ 1e4 meets (ε, δ) = ({e}, {d}) with rate {q} "
                                  f"and {t} steps")
     # lo unsafe (not certified), hi certified safe
-    while hi - lo > 2e-5 * hi:
-        mid = 0.5 * (lo + hi)
-        if safe(mid):
-            hi = mid
-        else:
-            lo = mid
+    lo, hi = _bisect(lo, hi, safe, lambda a, b: b - a > 2e-5 * b)
     upper = hi
     # lower: walk down from the upper side until the lower bound proves a violation
     step = 1e-4 * upper
@@ -738,12 +746,7 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int
     if cand <= 0:
         return Sandwich(0.0, upper)
     a, b = cand, upper - step / 2  # a violates; b not shown to violate
-    while b - a > 2e-5 * upper:
-        mid = 0.5 * (a + b)
-        if violates(mid):
-            a = mid
-        else:
-            b = mid
+    a, b = _bisect(a, b, lambda s: not violates(s), lambda a, b: b - a > 2e-5 * upper)
     return Sandwich(a, upper)
 
 
@@ -811,12 +814,7 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
             if delta_side(cap, "upper") <= d:
                 return Sandwich(cap, cap)
             b = cap
-        while b - a > 1:
-            m = (a + b) // 2
-            if delta_side(m, "upper") <= d:
-                a = m
-            else:
-                b = m
+        a, b = _bisect(a, b, lambda m: not delta_side(m, "upper") <= d, lambda a, b: b - a > 1, integer=True)
         lower = a
     # upper: smallest T with certified lower > δ, minus one
     a = max(lower, 1)
@@ -827,10 +825,5 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
         a, b = b, b + 2 * (b - a)  # doubling gaps (a + 2(b − a) kept the gap at 1: a linear walk)
     if b > cap:
         return Sandwich(lower, cap)
-    while b - a > 1:
-        m = (a + b) // 2
-        if delta_side(m, "lower") > d:
-            b = m
-        else:
-            a = m
+    a, b = _bisect(a, b, lambda m: delta_side(m, "lower") > d, lambda a, b: b - a > 1, integer=True)
     return Sandwich(lower, a)
