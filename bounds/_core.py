@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from numeric._generated.metadata import THEOREMS
+
+from . import _dask  # imports no dask: recognises dask arrays only if the caller imported dask
 
 
 class Guarantee(NamedTuple):
@@ -191,6 +194,8 @@ def _where(values: np.ndarray, bad: np.ndarray) -> tuple[str, float]:
 
 def _real_array(function: str, name: str, value: Any, where: str) -> np.ndarray:
     """``value`` as a float64 array, refusing non-real dtypes and values float64 cannot hold exactly."""
+    if _dask.is_dask(value):  # reached only where dask is not supported: never read the whole array in
+        raise _dask.refusal(function, name)
     try:
         array = np.asarray(value)
     except Exception:  # ragged nesting and the like
@@ -355,6 +360,8 @@ def value(function: str, theorem_id: str, output: str, **params: Any) -> Any:
     floats = validate_scalars(function, theorem_id, params)
     if floats is not None:
         return evaluate_scalar(theorem_id, output, floats)
+    if "dask" in sys.modules and _dask.any_dask(params.values()):  # lazy, per block (bounds/_dask.py)
+        return _dask.value(function, theorem_id, output, params)
     scalar = is_scalar(*params.values())
     return as_output(evaluate(theorem_id, output, validate(function, theorem_id, **params)), scalar)
 
@@ -374,6 +381,8 @@ def guarantee(function: str, theorem_id: str, outputs: tuple[str, str] = ("epsil
     if floats is not None:
         return Guarantee(evaluate_scalar(theorem_id, outputs[0], floats),
                          evaluate_scalar(theorem_id, outputs[1], floats))
+    if "dask" in sys.modules and _dask.any_dask(params.values()):  # lazy, per block (bounds/_dask.py)
+        return _dask.guarantee(function, theorem_id, outputs, params)
     scalar = is_scalar(*params.values())
     arrays = validate(function, theorem_id, **params)
     return Guarantee(as_output(evaluate(theorem_id, outputs[0], arrays), scalar),

@@ -35,6 +35,7 @@ def _real(function: str, name: str, value: Any) -> float:
     except OverflowError:
         raise ValueError(f"{function}: {name} = {_short(value)} is outside the float range") from None
 from .mechanisms import EpsDelta, Gaussian, Laplace
+from ._dask import refuses_dask
 
 
 def _real_array(function: str, name: str, value: Any) -> np.ndarray:
@@ -103,6 +104,7 @@ class PoissonSampled:
     rate: float
 
 
+@refuses_dask
 def poisson_sampled(mechanism: Gaussian | Laplace | EpsDelta, rate: float) -> PoissonSampled:
     """The Poisson-subsampled mechanism (add/remove): each record kept independently with probability ``rate``.
 
@@ -552,6 +554,7 @@ class Composition:
         return f"Composition({self.total_steps} steps, tolerance={self.tolerance!r})"
 
 
+@refuses_dask
 def compose(steps: Sequence, *, tolerance: float = 1e-3) -> Composition:
     """Certified composition of DP mechanisms: ``lower ≤ exact ≤ upper`` for δ(ε) and ε(δ).
 
@@ -645,6 +648,7 @@ def _bisect(a: Any, b: Any, high: Callable[[Any], bool], wide: Callable[[Any, An
     return a, b
 
 
+@refuses_dask
 def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int, *,
                            tolerance: float = 1e-3) -> Sandwich:
     """Certified noise multiplier σ for DP-SGD (Poisson rate ``rate``, ``steps`` steps, add/remove).
@@ -750,6 +754,7 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int
     return Sandwich(a, upper)
 
 
+@refuses_dask
 def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier: float, *,
                     tolerance: float = 1e-3, max_steps: int = 10 ** 7) -> Sandwich:
     """Certified number of DP-SGD steps a budget allows (Poisson rate ``rate``, noise multiplier σ).

@@ -50,6 +50,7 @@ from typing import Any, Callable, Sequence
 
 from .composition import PoissonSampled, Sandwich, poisson_sampled
 from .mechanisms import EpsDelta, Gaussian, Laplace
+from ._dask import refuses_dask
 
 VERDICTS = ("valid", "invalid", "undecided")
 
@@ -754,6 +755,7 @@ def _is_composition(x: Any) -> bool:
         not isinstance(x, _Enclosure)
 
 
+@refuses_dask
 def crosscheck(mechanism_or_composition: Any = None, *, epsilon: Any, delta: Any, noise_multiplier: Any = None,
                rate: Any = None, steps: Any = 1, mechanism: str = "gaussian", tolerance: Any = None) -> Verdict:
     r"""Is the mechanism (ε, δ)-DP?  A certified verdict on an accountant's claim (issue 13).
@@ -936,6 +938,7 @@ def _from_keywords(noise_multiplier: Any, rate: Any, steps: Any, mechanism: str,
     return _steps_to_target([(mech, int(steps))], tolerance)
 
 
+@refuses_dask
 def from_opacus_history(history: Sequence, *, tolerance: Any = None) -> Any:
     """The mechanism of an Opacus accountant's ``history`` = [(noise_multiplier, sample_rate, steps), …].
 
@@ -1047,6 +1050,7 @@ def _event_steps(event: Any) -> list:
                      + ", ".join(_SUPPORTED_EVENTS))
 
 
+@refuses_dask
 def from_dp_event(event: Any, *, tolerance: Any = None) -> Any:
     """The mechanism described by a dp_accounting ``DpEvent`` tree.
 

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._core import _fmt, as_output, evaluate, is_scalar, real, validate
+from ._dask import supports_dask
 
 MAX_N = 2.0 ** 40  # n_m ≈ k/γ must stay far below 2⁵³ (the kernel's integers are exact doubles)
 _PRECONDITION_SLACK = 1e-12
@@ -81,6 +82,7 @@ def _d(function: str, theorem_id: str, **params: Any) -> Any:
     return as_output(evaluate(theorem_id, "delta", arrays), scalar)
 
 
+@supports_dask(pair=False)
 def safe_k_anonymization_delta(k: ArrayLike, beta: ArrayLike, epsilon: ArrayLike) -> Any:
     r"""δ = d(k, β, ε) of strongly-safe k-anonymization after Poisson sampling (SPEC T15).
 
@@ -132,6 +134,7 @@ def safe_k_anonymization_delta(k: ArrayLike, beta: ArrayLike, epsilon: ArrayLike
     return _d("safe_k_anonymization_delta", "T15", k=k, beta=beta, epsilon=epsilon)
 
 
+@supports_dask(pair=False)
 def eps1_safe_k_anonymization_delta(k: ArrayLike, beta: ArrayLike, epsilon: ArrayLike, epsilon1: ArrayLike,
                                     *, scheme_chosen_on: str = "unsampled") -> Any:
     r"""δ = d(k, β, ε − ε₁) of ε₁-safe k-anonymization after Poisson sampling (SPEC T16).
@@ -232,6 +235,7 @@ def _float(bits: int) -> float:
     return float(np.int64(bits).view(np.float64))
 
 
+@supports_dask(pair=False, dtype=np.int64)
 def safe_k_anonymization_min_k(*, delta: ArrayLike, beta: ArrayLike, epsilon: ArrayLike) -> Any:
     r"""The smallest integer k with d(k, β, ε) ≤ δ (SPEC T15 inverted in k).
 
@@ -300,6 +304,7 @@ def safe_k_anonymization_min_k(*, delta: ArrayLike, beta: ArrayLike, epsilon: Ar
     return int(k) if scalar else k.astype(np.int64)  # k ≤ 2^40: exact as a float and as an int
 
 
+@supports_dask(pair=False)
 def safe_k_anonymization_min_epsilon(*, k: ArrayLike, beta: ArrayLike, delta: ArrayLike) -> Any:
     r"""The smallest ε with d(k, β, ε) ≤ δ (SPEC T15 inverted in ε), rounded up to a double.
 
@@ -372,6 +377,7 @@ def safe_k_anonymization_min_epsilon(*, k: ArrayLike, beta: ArrayLike, delta: Ar
     return _loop(one, {"k": arrays["k"], "beta": arrays["beta"], "delta": target}, scalar)
 
 
+@supports_dask(pair=False)
 def safe_k_anonymization_max_beta(*, k: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> Any:
     r"""The largest sampling rate β with d(k, β, ε) ≤ δ (SPEC T15 inverted in β), rounded down to a double.
 

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._core import Guarantee, _fmt, as_output, is_scalar, real, validate
+from ._dask import supports_dask
 
 _GAUSSIAN, _LAPLACE = 0.0, 1.0  # numeric.subsampled_profiles.GAUSSIAN / LAPLACE
 
@@ -332,6 +333,7 @@ def _scaled_up(eta: Any, delta: Any) -> Any:
         return np.minimum(np.where(d > 0, np.nextafter(d, np.inf), d), 1.0)
 
 
+@supports_dask(pair=True)
 def poisson_subsampling_profile(mechanism: Mechanism, epsilon: ArrayLike, rate: ArrayLike) -> Guarantee:
     r"""Profile-level Poisson subsampling (SPEC T1): δ_{M∘S}(A_p(ε)) ≤ p·δ_M(ε).
 
@@ -379,6 +381,7 @@ def poisson_subsampling_profile(mechanism: Mechanism, epsilon: ArrayLike, rate: 
     return Guarantee(g.epsilon, as_output(np.asarray(delta), scalar))
 
 
+@supports_dask(pair=True)
 def without_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayLike, n: ArrayLike) -> Guarantee:
     r"""Profile-level sampling without replacement (SPEC T2): δ'(A_{m/n}(ε)) ≤ (m/n)·δ_M(ε).
 
@@ -428,6 +431,7 @@ def without_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: Arr
     return Guarantee(g.epsilon, as_output(np.asarray(delta), scalar))
 
 
+@supports_dask(pair=True)
 def with_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayLike, n: ArrayLike, *,
                              relation: str = "substitute") -> Guarantee:
     r"""Profile-level sampling with replacement (SPEC T3/T4) with the mechanism's group profiles.

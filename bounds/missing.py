@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._core import Guarantee, as_output, evaluate, guarantee, is_scalar, real, validate
+from ._dask import refuses_dask, supports_dask
 
 Number = Union[Fraction, float]
 
@@ -172,6 +173,7 @@ def _constants(function: str, lipschitz: Any) -> tuple[list[Fraction], bool]:
     return values, all_exact
 
 
+@refuses_dask
 def fwl_ratio(lipschitz: Sequence[Any] | np.ndarray, rho: Any) -> Number:
     r"""Sensitivity ratio r = C̃/C of a feature-wise Lipschitz (FWL) query when at most a fraction ρ of a
     record's d features is observed (SPEC T18).
@@ -261,6 +263,7 @@ def _ratio_up(ratio: Any) -> Any:
 # T18: Laplace, Gaussian, Corollary 4.6
 # --------------------------------------------------------------------------------------------------------
 
+@supports_dask(pair=True)
 def missing_data_laplace(epsilon: ArrayLike, p_star: ArrayLike, ratio: ArrayLike) -> Guarantee:
     r"""Privacy of the Laplace mechanism on an FWL query under MAR/MCAR missing data (SPEC T18, Thm 4.5).
 
@@ -319,6 +322,7 @@ def missing_data_laplace(epsilon: ArrayLike, p_star: ArrayLike, ratio: ArrayLike
     return Guarantee(as_output(eps, scalar), as_output(np.zeros_like(eps), scalar))
 
 
+@supports_dask(pair=True)
 def missing_data_gaussian(epsilon: ArrayLike, delta: ArrayLike, p_star: ArrayLike, ratio: ArrayLike) -> Guarantee:
     r"""Privacy of the classical Gaussian mechanism on an FWL query under MAR/MCAR missing data (SPEC T18,
     Thm 4.7).
@@ -402,6 +406,7 @@ def _exact_product_le_one(rho: np.ndarray, eps: np.ndarray) -> np.ndarray:
     return ok
 
 
+@supports_dask(pair=False)
 def missing_data_corollary(epsilon: ArrayLike, p_star: ArrayLike, rho: ArrayLike) -> Any:
     r"""Corollary 4.6: a simple upper bound on T18's ε₀' when the FWL ratio equals ρ (SPEC T18).
 
@@ -607,6 +612,7 @@ def _out(value: Fraction, exact: bool) -> Number:
     return value if exact else float_up(value)
 
 
+@refuses_dask
 def fwl_histogram(cells: int, n: int | None = None) -> FWLQuery:
     r"""FWL constants of a histogram or marginal table (Table 1, Barak et al. 2007): ℓ1, Thm 4.5 & 4.7.
 
@@ -649,6 +655,7 @@ def fwl_histogram(cells: int, n: int | None = None) -> FWLQuery:
     return FWLQuery("histogram", UniformConstants(scale, d), Fraction(1), "l1", "Table 1; Prop C.2 (L)")
 
 
+@refuses_dask
 def fwl_linear(matrices: Any) -> FWLQuery:
     r"""FWL constants of a linear query f(z̃) = Σ_i B_i z̃_i (Table 1, Dwork et al. 2006; Prop C.2 (L)):
     ℓ1, Thm 4.5 & 4.7, amplification ≈ p*·C̃₁/C₁.
@@ -699,6 +706,7 @@ def fwl_linear(matrices: Any) -> FWLQuery:
     return FWLQuery("linear", tuple(_out(c, exact) for c in columns), Fraction(1), "l1", "Table 1; Prop C.2 (L)")
 
 
+@refuses_dask
 def fwl_mean(d: int, n: int, bound: Any) -> FWLQuery:
     r"""FWL constants of the mean of n bounded vectors, f(z̃) = (1/n)Σ_i z̃_i, ‖z_i‖_∞ ≤ B (Table 1, Dwork et al.
     2006): ℓ1, Thm 4.5 & 4.7, L_j = 1/n (Prop C.2 (L) with B_i = I/n), so r = ⌊ρd⌋/d ≈ ρ.
@@ -736,6 +744,7 @@ def fwl_mean(d: int, n: int, bound: Any) -> FWLQuery:
     return FWLQuery("mean", UniformConstants(Fraction(1, n), d), _out(b, exact), "l1", "Table 1; Prop C.2 (L)")
 
 
+@refuses_dask
 def fwl_clipped_mean(d: int, n: int, clip: Any) -> FWLQuery:
     r"""FWL constants of the coordinate-wise clipped mean f(z̃) = (1/n)Σ_i clip(z̃_i, −c, c) (Table 1, Duchi
     et al. 2018): ℓ1, Thm 4.5 & 4.7, L_j = 1/n with B = c, so r = ⌊ρd⌋/d ≈ ρ.
@@ -781,6 +790,7 @@ def fwl_clipped_mean(d: int, n: int, clip: Any) -> FWLQuery:
     return FWLQuery("clipped mean", UniformConstants(Fraction(1, n), d), _out(c, exact), "l1", "Table 1 (derived from Def. 4.1)")
 
 
+@refuses_dask
 def fwl_covariance(d: int, n: int, bound: Any, *, norm: str = "l1") -> FWLQuery:
     r"""FWL constants of the second-moment (uncentred covariance) matrix f(z̃) = (1/n)Σ_i z̃_i z̃_iᵀ on
     [−B, B]^d, vectorised (Table 1, Kapralov & Talwar 2013): Thm 4.7 (and 4.5 with ``norm="l1"``).
@@ -847,6 +857,7 @@ def _sqrt(x: Fraction) -> tuple[Number, bool]:
     return f, False
 
 
+@refuses_dask
 def fwl_projected_mean(projection: Any, n: int, bound: Any, *, norm: str = "l2") -> FWLQuery:
     r"""FWL constants of a linear projection of the mean, f(z̃) = P·(1/n)Σ_i z̃_i, P ∈ ℝ^{k×d} (Table 1,
     Dwork & Roth 2014): Thm 4.7 (and 4.5 with ``norm="l1"``).

@@ -7,6 +7,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._core import Guarantee, as_output, guarantee, is_scalar, validate
+from ._dask import supports_dask
 
 
 def poisson_substitution(epsilon: ArrayLike, delta_remove: ArrayLike, delta_substitute: ArrayLike,
@@ -72,6 +73,7 @@ def poisson_substitution(epsilon: ArrayLike, delta_remove: ArrayLike, delta_subs
                      delta_substitute=delta_substitute)
 
 
+@supports_dask(pair=True)
 def poisson_substitution_profile(mechanism: Any, epsilon: ArrayLike, rate: ArrayLike, *,
                                  substitute: Optional[Any] = None) -> Guarantee:
     r"""SPEC T6 for a mechanism object: Poisson subsampling at rate γ under the substitute relation.

@@ -8,8 +8,10 @@ from numpy.typing import ArrayLike
 
 from ._noise import theta_of
 from ._core import value
+from ._dask import supports_dask
 
 
+@supports_dask(pair=False)
 def laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
                     noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Privacy profile δ_θ(ε) of the Laplace mechanism (SPEC T8).
@@ -61,6 +63,7 @@ def laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
     return value("laplace_profile", "T8", "delta", epsilon=epsilon, theta=theta)
 
 
+@supports_dask(pair=False)
 def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
                             noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ_θ(ε) ≤ δ for the Laplace mechanism (SPEC T8 inverse).
@@ -105,6 +108,7 @@ def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
     return value("laplace_profile_inverse", "T8", "epsilon", delta=delta, theta=theta)
 
 
+@supports_dask(pair=False)
 def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
                      noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Privacy profile δ_θ(ε) of the Gaussian mechanism, the analytic Gaussian (SPEC T9).
@@ -159,6 +163,7 @@ def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
     return value("gaussian_profile", "T9", "delta", epsilon=epsilon, theta=theta)
 
 
+@supports_dask(pair=False)
 def gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
                              noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ_θ(ε) ≤ δ for the Gaussian mechanism ("ε at δ = 1e-5"; SPEC T9 inverse).

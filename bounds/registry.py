@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from numeric._generated.metadata import THEOREMS
 
 from ._core import describe_domain
+from ._dask import refuses_dask
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ def theorems() -> list[str]:
     return sorted(THEOREMS, key=lambda t: (t[0] != "T", t[0], int(t[1:])))
 
 
+@refuses_dask
 def theorem(theorem_id: str) -> TheoremInfo:
     """Metadata of one theorem: statement, relation, provenance flag, citation, tightness, domains.
 
@@ -118,6 +120,7 @@ def theorem(theorem_id: str) -> TheoremInfo:
         constraints=tuple(" ".join(c) for c in meta["constraints"]), outputs=meta["outputs"])
 
 
+@refuses_dask
 def latex(theorem_id: str, standalone: bool = False) -> str:
     r"""LaTeX of a theorem's formulas and domains, generated from its sympy record (imports sympy).
 

@@ -9,6 +9,7 @@ from numpy.typing import ArrayLike
 
 from ._noise import required, theta_of
 from ._core import as_output, evaluate, is_scalar, validate
+from ._dask import supports_dask
 
 DIRECTIONS = ("remove", "add", "both")
 
@@ -40,6 +41,7 @@ def _both(mechanism: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
     return np.asarray(result, dtype=np.float64)
 
 
+@supports_dask(pair=False)
 def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
                                 direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Exact privacy profile of the Poisson-subsampled Gaussian mechanism, one step (SPEC T11).
@@ -109,6 +111,7 @@ def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = No
                      rate=rate)
 
 
+@supports_dask(pair=False)
 def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
                                direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Exact privacy profile of the Poisson-subsampled Laplace mechanism, one step (SPEC T11).
@@ -174,6 +177,7 @@ def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = Non
                      rate=rate)
 
 
+@supports_dask(pair=False)
 def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
                                         direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ(ε) ≤ δ for the Poisson-subsampled Gaussian (SPEC T11 inverse; "ε at δ = 1e-5").
@@ -228,6 +232,7 @@ def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | Non
                      theta=theta, rate=rate)
 
 
+@supports_dask(pair=False)
 def subsampled_laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
                                        direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ(ε) ≤ δ for the Poisson-subsampled Laplace (SPEC T11 inverse).

@@ -6,6 +6,7 @@ from numpy.typing import ArrayLike
 import numpy as np
 
 from ._core import Guarantee, as_output, evaluate, guarantee, is_scalar, validate
+from ._dask import supports_dask
 
 
 def poisson_subsampling(epsilon: ArrayLike, delta: ArrayLike, rate: ArrayLike) -> Guarantee:
@@ -57,6 +58,7 @@ def poisson_subsampling(epsilon: ArrayLike, delta: ArrayLike, rate: ArrayLike) -
     return guarantee("poisson_subsampling", "T1", epsilon=epsilon, delta=delta, rate=rate)
 
 
+@supports_dask(pair=True)
 def poisson_subsampling_inverse(epsilon: ArrayLike, delta: ArrayLike, rate: ArrayLike) -> Guarantee:
     r"""Base budget (ε₀, δ₀) whose Poisson-subsampled guarantee (T1) is within the target (ε, δ).
 

@@ -23,12 +23,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._core import Guarantee, as_output, evaluate, guarantee, is_scalar, real, validate
+from ._dask import refuses_dask, supports_dask
 
 __all__ = ["SuppressionBound", "deterministic_suppression", "outlier_score_suppression",
            "outlier_score_suppression_inverse", "suppression_bound", "suppression_sensitivity"]
 
 
 # ---------------------------------------------------------------------------------------------- T12
+@supports_dask(pair=True)
 def deterministic_suppression(epsilon: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike) -> Guarantee:
     r"""Privacy of M∘S for a deterministic suppression S of sensitivity Δ (SPEC T12).
 
@@ -144,6 +146,7 @@ def _deterministic_output(algorithm: Callable, D: tuple) -> tuple:
     return kept
 
 
+@refuses_dask
 def suppression_sensitivity(algorithm: Callable[[tuple], Any], universe: Iterable[Hashable], max_size: int,
                             *, domain: str = "all", max_cases: int = MAX_CASES_SENSITIVITY) -> float:
     """Sensitivity Δ_𝕊S of a deterministic suppression, by enumeration (SPEC T12).
@@ -369,6 +372,7 @@ def case_ratios(dist_D: dict, dist_Dy: dict, D: tuple, y: Hashable, F: Fraction)
     return hi, hi_c, lo, lo_c, keep_y, None
 
 
+@refuses_dask
 def suppression_bound(algorithm: Callable[[tuple], dict], universe: Iterable[Hashable], max_size: int,
                       epsilon: float | None = None, delta: Any = 0, *,
                       exp_epsilon: Any = None, max_cases: int = MAX_CASES_BOUND) -> SuppressionBound:
@@ -531,6 +535,7 @@ def _float_up(x: Fraction) -> float:
 
 
 # ---------------------------------------------------------------------------------------------- T14
+@supports_dask(pair=True)
 def outlier_score_suppression(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike, M: ArrayLike) -> Guarantee:
     r"""Privacy of an (ε, δ)-DP mechanism run after outlier-score suppression (SPEC T14).
 
@@ -599,6 +604,7 @@ def outlier_score_suppression(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike
     return Guarantee(g.epsilon, min(g.delta, 1.0) if isinstance(g.delta, float) else np.minimum(g.delta, 1.0))
 
 
+@supports_dask(pair=True)
 def outlier_score_suppression_inverse(epsilon: ArrayLike, delta: ArrayLike, m: ArrayLike,
                                       M: ArrayLike) -> Guarantee:
     r"""Base budget (ε'', δ'') whose outlier-score-suppressed guarantee (T14) is within the target (ε, δ).
