@@ -214,17 +214,24 @@ def refusal(function: str, name: str) -> ValueError:
 def refuses_dask(fn: Callable) -> Callable:
     """Decorator for a public function that takes objects or is not elementwise: a dask argument (at the top
     level or inside a list/tuple/dict argument) is refused with a ``ValueError`` naming the function and the
-    parameter, instead of being read into memory."""
+    parameter, instead of being read into memory.  On a class, its ``__init__`` is wrapped."""
+    if inspect.isclass(fn):
+        fn.__init__ = _refusing(fn.__init__, fn.__name__, skip=1)  # type: ignore[misc]
+        return fn
+    return _refusing(fn, fn.__name__)
+
+
+def _refusing(fn: Callable, name: str, skip: int = 0) -> Callable:
     signature = inspect.signature(fn)
-    name = fn.__name__ if fn.__name__ != "__init__" else fn.__qualname__.split(".")[0]
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if "dask" in sys.modules:
-            for i, x in enumerate((*args, *kwargs.values())):
+            for i, x in enumerate((*args[skip:], *kwargs.values())):
                 if _contains_dask(x):
-                    names = list(signature.parameters)
-                    param = list(kwargs)[i - len(args)] if i >= len(args) else names[min(i, len(names) - 1)]
+                    names = list(signature.parameters)[skip:]  # without self
+                    given = len(args) - skip
+                    param = list(kwargs)[i - given] if i >= given else names[min(i, len(names) - 1)]
                     raise refusal(name, param)
         return fn(*args, **kwargs)
 

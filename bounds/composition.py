@@ -78,6 +78,7 @@ class Sandwich(NamedTuple):
     upper: Any
 
 
+@refuses_dask
 @dataclass(frozen=True)
 class PoissonSampled:
     """``mechanism`` run on a Poisson sample of rate ``rate`` (add/remove relation); SPEC T11 for one step.

@@ -77,6 +77,7 @@ def _theta_bounds(mechanism: Gaussian | Laplace) -> tuple[float, float]:
 # further one-shot vocabulary
 # ----------------------------------------------------------------------------------------------------
 
+@refuses_dask
 @dataclass(frozen=True)
 class WithoutReplacement:
     """``mechanism`` run on a uniform size-m subset of n records (substitute relation; SPEC T2).
@@ -114,6 +115,7 @@ class WithoutReplacement:
         _check_sample("WithoutReplacement", self.m, self.n, without=True)
 
 
+@refuses_dask
 @dataclass(frozen=True)
 class WithReplacement:
     """``mechanism`` run on m draws with replacement from n records (SPEC T3 ``"substitute"``, T4
@@ -158,6 +160,7 @@ class WithReplacement:
                              "'add_remove' (T4)")
 
 
+@refuses_dask
 @dataclass(frozen=True)
 class RateChange:
     """An algorithm proven (ε₁, δ₁)-DP on Poisson samples of rate β₁, run at rate β₂ ≤ β₁ (SPEC T5).
@@ -201,6 +204,7 @@ class RateChange:
         rate_change(self.guarantee.epsilon, self.guarantee.delta, self.rate_from, self.rate_to)  # validates
 
 
+@refuses_dask
 @dataclass(frozen=True)
 class DiscretePairs:
     """A finite mechanism given by its neighbouring output laws: ``pairs`` = [(P, Q), …], each law a sequence
