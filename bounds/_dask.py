@@ -33,6 +33,7 @@ import numpy as np
 
 # Types that are never dask collections: skipped without a call (the scalar fast path pays one set lookup).
 _PLAIN = frozenset({float, int, str, bool, type(None), np.ndarray, np.float64})
+_MODULES = sys.modules
 _REFUSED_KINDS = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes", "M": "datetimes",
                   "m": "timedeltas", "V": "structured values"}
 
@@ -50,6 +51,16 @@ def any_dask(values: Any) -> bool:
     if "dask" not in sys.modules:
         return False
     return any(is_dask(v) for v in values)
+
+
+def _has_dask(args: tuple, kwargs: dict) -> bool:
+    for x in args:
+        if type(x) not in _PLAIN and is_dask(x):
+            return True
+    for x in kwargs.values():
+        if type(x) not in _PLAIN and is_dask(x):
+            return True
+    return False
 
 
 def _check_collection(function: str, name: str, x: Any) -> None:
@@ -176,7 +187,7 @@ def supports_dask(pair: bool, dtype: type = np.float64) -> Callable[[Callable], 
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            if "dask" in sys.modules and (any_dask(args) or any_dask(kwargs.values())):
+            if "dask" in _MODULES and _has_dask(args, kwargs):
                 bound = signature.bind(*args, **kwargs)
                 return elementwise(fn.__name__, _by_keyword(fn), dict(bound.arguments), pair, dtype)
             return fn(*args, **kwargs)

@@ -13,13 +13,21 @@ Skipped cleanly when dask is not installed (``pip install ".[dask]"``).  Runs on
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import math
+import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-da = pytest.importorskip("dask.array")
+if os.environ.get("CI") == "1":  # CI installs ".[test]", which includes dask: there a missing dask fails
+    import dask.array as da
+else:
+    da = pytest.importorskip("dask.array")
 import dask  # noqa: E402
 
 import bounds  # noqa: E402
@@ -275,3 +283,16 @@ def test_refused():
         with pytest.raises(ValueError, match=name) as info:
             call()
         assert "dask" in str(info.value), (name, info.value)
+
+
+def test_bounds_never_imports_dask():
+    """dask is imported only by the caller: no module of bounds/ imports it at module level, and a fresh
+    ``import bounds`` leaves it unimported."""
+    for path in pathlib.Path(bounds.__file__).parent.glob("*.py"):
+        for node in ast.parse(path.read_text()).body:  # module level only: imports inside functions are lazy
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not any(n == "dask" or n.startswith("dask.") for n in names), (path.name, names)
+    code = "import sys, bounds; print('dask' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
