@@ -140,13 +140,18 @@ def elementwise(function: str, call: Callable[..., Any], params: dict[str, Any],
             except Exception:  # ragged nesting: the numpy route raises its own error in every block
                 constants[name] = x
                 continue
-            if a.ndim and a.dtype.kind not in _REFUSED_KINDS:
+            if a.ndim and a.dtype.kind in _REFUSED_KINDS:
+                from ._core import ParameterTypeError, _short_repr
+
+                raise ParameterTypeError(f"{function}: {name} = {_short_repr(x)} is not a real number or an array "
+                                         f"of real numbers ({_REFUSED_KINDS[a.dtype.kind]})")
+            if a.ndim:
                 arrays[name] = da.from_array(a, chunks=-1)  # one chunk, split by the alignment below
                 continue
-        constants[name] = x  # scalars, 0-d arrays, options, objects; hostile arrays raise in the numpy route
+        constants[name] = x  # scalars, 0-d arrays, options, objects: every block sees them as a numpy call would
     shapes = [a.shape for a in arrays.values()]
     try:
-        np.broadcast_shapes(*[tuple(0 if s != s else s for s in shape) for shape in shapes])
+        np.broadcast_shapes(*[tuple(1 if s != s else s for s in shape) for shape in shapes])  # nan: unknown size
     except ValueError:
         raise ValueError(f"{function}: parameter shapes do not broadcast: "
                          + ", ".join(f"{k} {v.shape}" for k, v in arrays.items())) from None
@@ -189,7 +194,7 @@ def supports_dask(pair: bool, dtype: type = np.float64) -> Callable[[Callable], 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if "dask" in _MODULES and _has_dask(args, kwargs):
                 bound = signature.bind(*args, **kwargs)
-                return elementwise(fn.__name__, _by_keyword(fn), dict(bound.arguments), pair, dtype)
+                return elementwise(fn.__name__, _by_keyword(wrapper), dict(bound.arguments), pair, dtype)
             return fn(*args, **kwargs)
 
         wrapper.__dask__ = "elementwise"  # type: ignore[attr-defined]
@@ -202,7 +207,9 @@ def _call(fn: Callable, **kwargs: Any) -> Any:
 
 
 def _by_keyword(fn: Callable) -> Callable[..., Any]:
-    return functools.partial(_call, fn)  # picklable, for schedulers in other processes
+    # the public (decorated) function: picklable by reference for schedulers in other processes; on numpy
+    # blocks its dask check is one lookup and it calls the numpy route
+    return functools.partial(_call, fn)
 
 
 def _contains_dask(x: Any, depth: int = 3) -> bool:

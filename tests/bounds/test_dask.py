@@ -193,6 +193,9 @@ def test_dtype_and_shape_refused_at_call_time():
             bounds.poisson_subsampling(bad, 1e-6, 0.1)
         with pytest.raises(ParameterTypeError, match="subsampled_gaussian_profile: epsilon"):
             bounds.subsampled_gaussian_profile(bad, 1.0, 0.1)
+    for function in (bounds.poisson_subsampling, bounds.poisson_subsampling_inverse):  # a numpy argument too
+        with pytest.raises(ParameterTypeError, match=f"{function.__name__}: delta .*booleans"):
+            function(da.ones(3), np.array([True, False, True]), 0.1)
     with pytest.raises(ValueError, match="poisson_subsampling: parameter shapes do not broadcast"):
         bounds.poisson_subsampling(da.ones(3), np.zeros(4), 0.1)
     with pytest.raises(ValueError, match="poisson_subsampling: epsilon"):  # refused by the scalar route
