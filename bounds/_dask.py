@@ -91,8 +91,10 @@ def _globalised(exc: ValueError, offset: tuple[int, ...]) -> ValueError:
     if len(local) != len(offset):
         return exc
     index = ", ".join(str(i + o) for i, o in zip(local, offset))
-    new = type(exc)(f"{match['head']}[{index}]{message[match.end():]}")
-    return new
+    try:  # ValueError and ParameterTypeError take the message alone
+        return type(exc)(f"{match['head']}[{index}]{message[match.end():]}")
+    except Exception:
+        return exc
 
 
 def _block(call: Callable[..., Any], names: tuple[str, ...], constants: dict[str, Any], pair: bool, dtype: type,
