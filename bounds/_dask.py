@@ -53,16 +53,6 @@ def any_dask(values: Any) -> bool:
     return any(is_dask(v) for v in values)
 
 
-def _has_dask(args: tuple, kwargs: dict) -> bool:
-    for x in args:
-        if type(x) not in _PLAIN and is_dask(x):
-            return True
-    for x in kwargs.values():
-        if type(x) not in _PLAIN and is_dask(x):
-            return True
-    return False
-
-
 def _check_collection(function: str, name: str, x: Any) -> None:
     import dask.array as da
 
@@ -194,10 +184,19 @@ def supports_dask(pair: bool, dtype: type = np.float64) -> Callable[[Callable], 
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            if "dask" in _MODULES and _has_dask(args, kwargs):
-                bound = signature.bind(*args, **kwargs)
-                return elementwise(fn.__name__, _by_keyword(wrapper), dict(bound.arguments), pair, dtype)
+            if "dask" in _MODULES:  # inline loops (the scalar route pays them only once dask is imported)
+                for x in args:
+                    if type(x) is not float and type(x) not in _PLAIN and is_dask(x):
+                        return _lazy(args, kwargs)
+                if kwargs:
+                    for x in kwargs.values():
+                        if type(x) not in _PLAIN and is_dask(x):
+                            return _lazy(args, kwargs)
             return fn(*args, **kwargs)
+
+        def _lazy(args: tuple, kwargs: dict) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            return elementwise(fn.__name__, _by_keyword(wrapper), dict(bound.arguments), pair, dtype)
 
         wrapper.__dask__ = "elementwise"  # type: ignore[attr-defined]
         return wrapper
