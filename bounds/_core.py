@@ -322,19 +322,66 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
 
 
 def evaluate_scalar(theorem_id: str, output: str, floats: dict[str, float]) -> float:
-    """One output at one point: the kernel compiled as a plain ``@njit`` function called directly with floats
-    (``numeric.scalar_kernel``: no numpy arrays, no ufunc dispatch, ≈ 0.3 µs), bit-identical to the ufunc
-    route on the accuracy grids (tests/bounds/test_contract.py)."""
+    """One output at one point: ``scalar_call`` of the output's kernel with the record's arguments."""
     spec = THEOREMS[theorem_id]["outputs"][output]
-    function = _SCALAR_KERNELS.get(spec["kernel"])
+    return scalar_call(spec["kernel"], [floats.get(a, 0.0) for a in spec["args"]])
+
+
+def scalar_call(kernel: str, args: list[float]) -> float:
+    """Kernel ``kernel`` (``"module:function"``) at one point of floats, bit-identical on every route.
+
+    Two execution tiers.  The first ``PURE_CALLS`` calls of a kernel in a process run its source as plain
+    Python (``numeric.pure``: no numba import, ≈ 0.5 s of CPU saved for a process that needs a few values);
+    a call where plain Python raises or returns a non-real (where the compiled code, under numpy's error
+    model, gives an IEEE inf/NaN) is evaluated by the compiled kernel instead.  From call ``PURE_CALLS + 1``
+    on, the kernel compiled as a plain ``@njit`` function (``numeric.scalar_kernel``: ≈ 0.3 µs, loaded from
+    numba's disk cache) is called directly.  Both tiers give the ufunc route's bits (tests/bounds/test_pure.py,
+    tests/bounds/test_contract.py).
+    """
+    function = _SCALAR_KERNELS.get(kernel)
     if function is None:
-        from numeric import scalar_kernel
-
-        function = _SCALAR_KERNELS[spec["kernel"]] = scalar_kernel(spec["kernel"])
-    return float(function(*[floats.get(a, 0.0) for a in spec["args"]]))
+        function = _SCALAR_KERNELS[kernel] = _tiered(kernel)
+    return float(function(*args))
 
 
+# Calls of one kernel served as plain Python before switching to the compiled kernel.  Plain Python costs
+# 3–60 µs per call against the compiled ≈ 0.3 µs, loading numba and the kernel ≈ 0.5–0.9 s: the switch pays
+# only after thousands of calls, but a process making that many calls wants compiled speed soon, and 48
+# calls cost at most a few ms (measured in benchmarks/bench_startup.py).
+PURE_CALLS = 48
 _SCALAR_KERNELS: dict[str, Any] = {}
+
+
+def _compiled(kernel: str) -> Any:
+    from numeric import scalar_kernel
+
+    return scalar_kernel(kernel)
+
+
+def _tiered(kernel: str) -> Any:
+    """The first-calls form of ``kernel``: plain Python with a compiled fallback, replacing itself in
+    ``_SCALAR_KERNELS`` by the compiled kernel after ``PURE_CALLS`` calls (at once if no plain form exists)."""
+    from numeric.pure import pure_function
+
+    pure = pure_function(kernel)
+    if pure is None:
+        return _compiled(kernel)
+    calls = 0
+
+    def call(*args: float) -> float:
+        nonlocal calls
+        calls += 1
+        if calls > PURE_CALLS:
+            compiled = _SCALAR_KERNELS[kernel] = _compiled(kernel)
+            return compiled(*args)
+        try:
+            result = pure(*args)
+        except Exception:  # plain Python's ZeroDivisionError/ValueError/OverflowError: numba's IEEE value
+            result = None
+        if isinstance(result, (float, int)) and not isinstance(result, bool):
+            return result
+        return _compiled(kernel)(*args)
+    return call
 
 
 def evaluate(theorem_id: str, output: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
