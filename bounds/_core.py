@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -344,11 +345,14 @@ def scalar_call(kernel: str, args: list[float]) -> float:
     return float(function(*args))
 
 
-# Calls of one kernel served as plain Python before switching to the compiled kernel.  Plain Python costs
-# 3–60 µs per call against the compiled ≈ 0.3 µs, loading numba and the kernel ≈ 0.5–0.9 s: the switch pays
-# only after thousands of calls, but a process making that many calls wants compiled speed soon, and 48
-# calls cost at most a few ms (measured in benchmarks/bench_startup.py).
+# Calls of one kernel served as plain Python before switching to the compiled kernel: at most PURE_CALLS, and
+# no more once they took PURE_SECONDS of CPU in all.  Plain Python costs 0.3–10 µs per call for the closed
+# forms, 0.1–6 ms for the searching and series kernels (T9/T10/T11 inverses, T14 ε_base), against the compiled
+# ≈ 0.3 µs; importing numba and loading a kernel costs ≈ 0.5–0.9 s once.  So the first calls, which a
+# short-lived process may be all there is, skip numba; a process making many calls switches after at most
+# ≈ 20 ms of plain-Python time per kernel (benchmarks/bench_startup.py).
 PURE_CALLS = 48
+PURE_SECONDS = 0.02
 _SCALAR_KERNELS: dict[str, Any] = {}
 
 
@@ -367,17 +371,21 @@ def _tiered(kernel: str) -> Any:
     if pure is None:
         return _compiled(kernel)
     calls = 0
+    spent = 0.0
 
     def call(*args: float) -> float:
-        nonlocal calls
+        nonlocal calls, spent
         calls += 1
-        if calls > PURE_CALLS:
+        if calls > PURE_CALLS or spent > PURE_SECONDS:
             compiled = _SCALAR_KERNELS[kernel] = _compiled(kernel)
             return compiled(*args)
+        start = time.perf_counter()
         try:
-            result = pure(*args)
+            with np.errstate(all="ignore"):  # numpy scalars (table entries) in the kernels: no warnings
+                result = pure(*args)
         except Exception:  # plain Python's ZeroDivisionError/ValueError/OverflowError: numba's IEEE value
             result = None
+        spent += time.perf_counter() - start
         if isinstance(result, (float, int)) and not isinstance(result, bool):
             return result
         return _compiled(kernel)(*args)

@@ -60,11 +60,14 @@ def _fma(a: float, b: float, c: float) -> float:
     Finite operands: every double is an integer times a power of two (``as_integer_ratio``), so the sum is
     an exact rational num/den with den a power of two, and CPython's int true division is correctly rounded
     (also into the subnormals); a result beyond the double range raises ``OverflowError`` there and is ±inf
-    here.  An exact zero takes IEEE's sign rules: −0 only if a·b and c are both zeros of sign −.  Non-finite
-    operands: the result is a·b + c in double arithmetic, whose inf/NaN rules are fma's.
+    here.  An exact zero takes IEEE's sign rules: −0 only if a·b and c are both zeros of sign −.  Infinite or
+    NaN a or b: a·b + c in double arithmetic (a·b is then exact: inf, NaN or inf·0 = NaN); finite a, b with
+    infinite or NaN c: c.
     """
-    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+    if not (math.isfinite(a) and math.isfinite(b)):
         return a * b + c
+    if not math.isfinite(c):  # the exact product is finite (even where fl(a·b) would overflow)
+        return c
     na, da = a.as_integer_ratio()
     nb, db = b.as_integer_ratio()
     nc, dc = c.as_integer_ratio()

@@ -356,7 +356,8 @@ def test_scalar_route_is_bit_identical_to_the_ufunc():
             if pure is None:
                 continue
             try:
-                p = pure(*point)
+                with np.errstate(all="ignore"):  # as bounds._core's tier: numpy-scalar table entries
+                    p = pure(*point)
             except Exception:  # the tier's caller evaluates this point with the compiled kernel
                 continue
             if isinstance(p, (float, int)) and not isinstance(p, bool):
