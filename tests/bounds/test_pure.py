@@ -124,3 +124,17 @@ def test_twins_do_not_use_numba():
     for name in ("up", "mul_up", "two_product", "product_error"):
         assert isinstance(getattr(special, name), types.FunctionType), name
     assert getattr(special, "product_error") is not compiled_special.product_error
+
+
+def test_scalar_inverse_matches_the_array_route():
+    """``poisson_subsampling_inverse``'s scalar route (same kernels, same shrinking steps on floats) returns
+    the array route's bits, at magnitudes from the subnormals to ε = inf and at the ε ≈ 709 branch."""
+    import bounds
+
+    rng = np.random.default_rng(1411)
+    eps = np.concatenate([10 ** rng.uniform(-300, 4, 80), [0.0, 5e-324, 709.0, 710.0, 1000.0, math.inf]])
+    delta = np.concatenate([10 ** rng.uniform(-300, 0, 80), [0.0, 5e-324, 1.0, 0.5, 1e-6, 1e-300]])
+    rate = np.concatenate([10 ** rng.uniform(-300, 0, 80), [1.0, 0.0, 1e-300, 0.5, 5e-324, 0.9]])
+    array = bounds.poisson_subsampling_inverse(eps, delta, rate)
+    for i, point in enumerate(zip(eps.tolist(), delta.tolist(), rate.tolist())):
+        assert tuple(bounds.poisson_subsampling_inverse(*point)) == (array.epsilon[i], array.delta[i]), point
