@@ -4,8 +4,10 @@ Every function returns an upper bound on the exact (ε, δ) (or, for inverses, a
 safe side) or raises ``ValueError``.  See ``theorem(id)`` for each bound's statement and provenance,
 ``latex(id)`` for its formulas, and ``docs/theorems.md`` (generated from the records) for the full reference
 of every theorem id (T1–T18) cited in the docstrings.  θ parameters are Δ/σ = 1/noise multiplier; every
-function taking θ also takes ``noise_multiplier=``.  Importing this package loads neither sympy nor numba; kernels compile on
-first use and are cached on disk.
+function taking θ also takes ``noise_multiplier=``.  Importing this package loads neither sympy nor numba, and
+each public name's submodule is imported on first access; the first scalar calls of a kernel run its source
+as plain Python (``numeric.pure``), later calls and arrays the numba kernels, compiled on first use and cached
+on disk.
 """
 from ._core import Guarantee
 

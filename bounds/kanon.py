@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._core import _fmt, as_output, evaluate, is_scalar, real, validate
+from ._core import _fmt, as_output, evaluate, evaluate_scalar, is_scalar, real, scalar_call, validate
 
 MAX_N = 2.0 ** 40  # n_m ≈ k/γ must stay far below 2⁵³ (the kernel's integers are exact doubles)
 _PRECONDITION_SLACK = 1e-12
@@ -78,6 +78,8 @@ def _d(function: str, theorem_id: str, **params: Any) -> Any:
     arrays = validate(function, theorem_id, **params)
     _check_precondition(function, theorem_id, arrays["k"], arrays["beta"], arrays["epsilon"],
                         arrays.get("epsilon1"))
+    if scalar:  # bounds._core's scalar route (plain Python for the first calls, then the @njit kernel)
+        return evaluate_scalar(theorem_id, "delta", {name: float(a) for name, a in arrays.items()})
     return as_output(evaluate(theorem_id, "delta", arrays), scalar)
 
 
@@ -191,9 +193,7 @@ def eps1_safe_k_anonymization_delta(k: ArrayLike, beta: ArrayLike, epsilon: Arra
 # inverse queries (scalar searches over the exact, rounded-up d; vectorised by looping)
 
 def _d_scalar(k: float, beta: float, epsilon: float) -> float:
-    from numeric import kernel
-
-    return float(kernel("numeric.kanon:delta", 3)(float(k), float(beta), float(epsilon)))
+    return scalar_call("numeric.kanon:delta", [float(k), float(beta), float(epsilon)])
 
 
 def _target(function: str, delta: Any, arrays: dict[str, np.ndarray]) -> np.ndarray:

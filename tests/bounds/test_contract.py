@@ -306,9 +306,14 @@ def _grid_kernels():
                 points = [tuple(p[full.index(a)] for a in args) for p in accuracy.GRIDS[tid](whole, rng)]
                 yield tid, output, spec["kernel"], args, points[:: max(1, len(points) // 60)]
                 continue
+            if tid in ("T15", "T16"):  # k-anonymization: its accuracy points (β, ε above the threshold)
+                kanon = importlib.import_module("proofs_checks.kanon_checks")
+                points = [p[: len(args)] for p in kanon.accuracy_points() if (p[3] != 0) == (tid == "T16")]
+                yield tid, output, spec["kernel"], args, points[:: max(1, len(points) // 60)]
+                continue
             if not all(a in ("epsilon", "delta", "rate", "k", "rate_to", "rate_from", "p_star", "ratio", "theta",
                              "sensitivity", "m", "n") for a in args):
-                continue  # T15/T16 (k-anonymization): bounds.kanon calls the ufunc for scalars too
+                raise AssertionError(f"{tid} {output}: no grid for its arguments {args}")
             try:
                 points = accuracy.grid(tid, args, rng)
             except KeyError:  # axes without random points (θ): the fixed axes only
@@ -337,8 +342,9 @@ def test_scalar_route_is_bit_identical_to_the_ufunc():
     """Three routes, one result: the compiled scalar kernel (plain @njit), the array route (vectorize ufunc)
     and the plain-Python tier of the first scalar calls (``numeric.pure``, where it answers; where it raises
     the compiled kernel answers) agree bit for bit on the accuracy grids (a spread subset of each, for test
-    time).  Every kernel has a plain-Python form unless its module is in ``numeric.pure.EXCLUDED``, and the
-    plain form must answer (not fall back) at most grid points, so this is not passed vacuously."""
+    time; plain Python on every other point).  Every kernel has a plain-Python form unless its module is in
+    ``numeric.pure.EXCLUDED``, and the plain form must answer (not fall back) at most of its points, so this
+    is not passed vacuously."""
     from numeric import kernel, scalar_kernel
     from numeric.pure import EXCLUDED, pure_function
 
@@ -353,7 +359,7 @@ def test_scalar_route_is_bit_identical_to_the_ufunc():
         for i, point in enumerate(points):
             s = single(*point)
             assert _same(s, vector[i]), f"{tid} {output} at {point}: scalar {s!r} ≠ ufunc {vector[i]!r}"
-            if pure is None:
+            if pure is None or i % 2:  # plain Python on every other point (the search kernels take ms each)
                 continue
             try:
                 with np.errstate(all="ignore"):  # as bounds._core's tier: numpy-scalar table entries
@@ -363,7 +369,7 @@ def test_scalar_route_is_bit_identical_to_the_ufunc():
             if isinstance(p, (float, int)) and not isinstance(p, bool):
                 served += 1
                 assert _same(float(p), s), f"{tid} {output} at {point}: plain Python {p!r} ≠ compiled {s!r}"
-        assert pure is None or served >= 0.5 * len(points), f"{name}: plain Python answered {served}/{len(points)}"
+        assert pure is None or served >= 0.25 * len(points), f"{name}: plain Python answered {served} points"
 
 
 def test_gaussian_sigma_subnormal_delta():
