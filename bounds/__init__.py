@@ -10,6 +10,9 @@ as plain Python (``numeric.pure``), later calls and arrays the numba kernels, co
 on disk.
 """
 from ._core import Guarantee
+# A public name equal to its submodule's name is bound now: importing the submodule first (say through
+# ``import bounds.poisson_substitution``) would otherwise leave the module, not the function, under that name.
+from .poisson_substitution import poisson_substitution
 
 # Every public name → the submodule defining it, imported on first access (PEP 562 module __getattr__):
 # ``import bounds`` loads only numpy and the record metadata (issue 14: start-up), not composition,
@@ -54,7 +57,6 @@ _LAZY = {
     "missing_data_corollary": "missing",
     "missing_data_gaussian": "missing",
     "missing_data_laplace": "missing",
-    "poisson_substitution": "poisson_substitution",
     "poisson_substitution_profile": "poisson_substitution",
     "gaussian_profile": "profiles",
     "gaussian_profile_inverse": "profiles",

@@ -138,3 +138,14 @@ def test_scalar_inverse_matches_the_array_route():
     array = bounds.poisson_subsampling_inverse(eps, delta, rate)
     for i, point in enumerate(zip(eps.tolist(), delta.tolist(), rate.tolist())):
         assert tuple(bounds.poisson_subsampling_inverse(*point)) == (array.epsilon[i], array.delta[i]), point
+
+
+def test_lazy_public_names():
+    """``import bounds`` binds the public names on first access: every name of ``__all__`` resolves (also one
+    equal to its submodule's name after that submodule was imported first), ``dir`` lists them, and the
+    heavy submodules are not imported by ``import bounds``."""
+    code = ("import sys, json, types, bounds; heavy = [m for m in ('bounds.composition', 'bounds.crosschecking', "
+            "'bounds.suppression', 'bounds.missing') if m in sys.modules]; import bounds.poisson_substitution; "
+            "ok = all(not isinstance(getattr(bounds, n), types.ModuleType) for n in bounds.__all__); "
+            "print(json.dumps([heavy, ok, set(bounds.__all__) <= set(dir(bounds))]))")
+    assert _run(code) == [[], True, True]
