@@ -21,9 +21,17 @@ def _where(shape: tuple, flat_index: int) -> str:
     return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
 
 
+def _admissible_exact():
+    """``numeric.kanon.admissible_exact`` (plain Python, exact rationals) without importing numba: run from the
+    module's plain-Python twin (``numeric.pure``), the same source."""
+    from numeric.pure import python_function
+
+    return python_function("numeric.kanon:admissible_exact")
+
+
 def smallest_admissible_epsilon(beta: float) -> float:
     """The smallest double ε with ε ≥ −ln(1 − β), decided exactly (T15's precondition)."""
-    from numeric.kanon import admissible_exact
+    admissible_exact = _admissible_exact()
 
     e = -math.log1p(-beta)
     while admissible_exact(beta, math.nextafter(e, 0.0), 0.0):
@@ -37,7 +45,7 @@ def _check_precondition(function: str, theorem_id: str, k: np.ndarray, beta: np.
                         eps1: np.ndarray | None) -> None:
     """ε − ε₁ ≥ −ln(1 − β) exactly (floats where clear, exact arithmetic within 10⁻¹² of the threshold), and
     k/γ small enough for exact integer arithmetic."""
-    from numeric.kanon import admissible_exact
+    admissible_exact = _admissible_exact()
 
     where = f"(SPEC {theorem_id}, Li, Qardaji, Su Thm {5 if theorem_id == 'T15' else 6})"
     b, e = beta.ravel(), eps.ravel()
@@ -417,7 +425,7 @@ def safe_k_anonymization_max_beta(*, k: ArrayLike, epsilon: ArrayLike, delta: Ar
     >>> round(b, 6), bounds.safe_k_anonymization_delta(20, b, 1.0) <= 1e-6
     (0.281794, True)
     """
-    from numeric.kanon import admissible_exact
+    admissible_exact = _admissible_exact()
 
     function = "safe_k_anonymization_max_beta"
     scalar = is_scalar(k, epsilon, delta)

@@ -12,7 +12,7 @@ module's code object (from its own ``__pycache__``) is executed a second time, a
 - ``overload(target)`` calls the overload's generator once and installs the implementation it returns in
   place of ``target`` in the twin module (so ``product_error`` is the FMA form where the compiled code uses
   the FMA, Dekker's form where it does not — the same choice, ``HAS_FMA``, made by the same code);
-- ``objmode`` is a no-op context manager (its body is Python anyway);
+- ``objmode`` is a context manager that lifts the int64 guards below (its body is Python under numba too);
 - ``numpy`` is numpy except ``nextafter`` (``math.nextafter``, same IEEE result on Python floats);
   ``math.floor``, ``math.ceil`` and ``int`` raise ``OverflowError`` beyond int64 (where numba's int64 result
   wraps, and a Python loop bound would never end);
@@ -32,7 +32,6 @@ used by the kernels wrap the C library's, checked in the tests), so the results 
 from __future__ import annotations
 
 import builtins
-import contextlib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -161,7 +160,7 @@ class _StandIn(types.ModuleType):
 _NUMBA = _StandIn("numba")
 _NUMBA.__dict__.update(
     njit=_identity_decorator, jit=_identity_decorator, intrinsic=_intrinsic, overload=_overload,
-    objmode=lambda *args, **kwargs: contextlib.nullcontext(), types=_Opaque(), cgutils=_Opaque(),
+    objmode=lambda *args, **kwargs: _ObjMode(), types=_Opaque(), cgutils=_Opaque(),
     prange=range, literal_unroll=lambda x: x)
 _NUMBA.extending = _NUMBA.core = _NUMBA  # type: ignore[attr-defined]
 
@@ -198,10 +197,21 @@ _NP = _Numpy("numpy")
 _NP.__dict__.update(nextafter=math.nextafter, inf=math.inf, nan=math.nan, pi=math.pi, e=math.e)
 
 _INT64 = 2 ** 63
+_OBJECT_MODE = [0]  # depth of ``objmode`` blocks being run: Python code in numba too, ints unbounded there
+
+
+class _ObjMode:
+    """``with objmode(...)``: the block runs as the Python it is under numba too (no int64 guard inside)."""
+
+    def __enter__(self) -> None:
+        _OBJECT_MODE[0] += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        _OBJECT_MODE[0] -= 1
 
 
 def _int64(value: int) -> int:
-    if -_INT64 <= value < _INT64:
+    if -_INT64 <= value < _INT64 or _OBJECT_MODE[0]:
         return value
     raise OverflowError("beyond int64, where numba's result differs")
 
@@ -306,3 +316,22 @@ def pure_function(spec: str) -> Callable | None:
             function = None
     _FUNCTIONS[spec] = function
     return function
+
+
+def python_function(spec: str) -> Callable:
+    """A plain-Python function of a kernel module (one numba calls through ``objmode``, such as
+    ``numeric.kanon:admissible_exact``) without importing numba: its twin, run as in object mode (Python ints
+    unbounded); the module itself if it has no twin."""
+    function = pure_function(spec)
+    if function is None:
+        return scalar_function_of(spec)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with _ObjMode():
+            return function(*args, **kwargs)
+    return call
+
+
+def scalar_function_of(spec: str) -> Callable:
+    module_name, _, function_name = spec.partition(":")
+    return getattr(importlib.import_module(module_name), function_name)

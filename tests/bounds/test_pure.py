@@ -149,3 +149,18 @@ def test_lazy_public_names():
             "ok = all(not isinstance(getattr(bounds, n), types.ModuleType) for n in bounds.__all__); "
             "print(json.dumps([heavy, ok, set(bounds.__all__) <= set(dir(bounds))]))")
     assert _run(code) == [[], True, True]
+
+
+def test_object_mode_functions_run_unguarded():
+    """``numeric.kanon.admissible_exact`` (exact rationals with unbounded ints, called by numba through objmode)
+    run from its twin without numba gives the module's own answers at the threshold ε = −ln(1 − β) ± ulps."""
+    import numeric.kanon as kanon
+    from numeric.pure import python_function
+
+    twin_exact = python_function("numeric.kanon:admissible_exact")
+    rng = np.random.default_rng(15)
+    for beta in np.concatenate([rng.uniform(0, 1, 60), [1e-300, 0.5, 1 - 2 ** -53]]).tolist():
+        e = -math.log1p(-beta)
+        for eps in (e, math.nextafter(e, 0.0), math.nextafter(e, 1.0), e * (1 - 1e-9)):
+            for eps_b in (0.0, eps / 3):
+                assert twin_exact(beta, eps, eps_b) == kanon.admissible_exact(beta, eps, eps_b), (beta, eps, eps_b)
