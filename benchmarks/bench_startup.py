@@ -33,7 +33,7 @@ FIRST_CALLS = {
     "outlier_score_suppression": "bounds.outlier_score_suppression(1.0, 1e-6, 0.1, 0.2)",
     "missing_data": "bounds.missing_data(1.0, 1e-6, 0.1)",
     "safe_k_anonymization_delta": "bounds.safe_k_anonymization_delta(10, 0.2, 2.0)",
-    "poisson_subsampling_inverse (array route)": "bounds.poisson_subsampling_inverse(1.0, 1e-6, 0.01)",
+    "poisson_subsampling_inverse": "bounds.poisson_subsampling_inverse(1.0, 1e-6, 0.01)",
     "gaussian_profile_inverse": "bounds.gaussian_profile_inverse(1e-6, 1.0)",
 }
 
