@@ -25,20 +25,27 @@ def _edge_doubles(rng: np.random.Generator, n: int) -> np.ndarray:
     return mags * rng.choice([-1.0, 1.0], n)
 
 
+_FMA = None  # numeric.special.fma, set by the test (importing it imports numba)
+
+
+def _fma_loop(a, b, c):
+    out = np.empty(a.size)
+    for i in range(a.size):
+        out[i] = _FMA(a[i], b[i], c[i])
+    return out
+
+
 def test_fma_is_llvm_fma():
     """``numeric.pure``'s fma (exact integers, one rounding) equals the compiled ``llvm.fma.f64`` bit for bit,
     signed zeros included, on products that cancel against c, overflow, or land in the subnormals."""
     from numba import njit
 
+    import numeric.special
     from numeric.pure import INTRINSICS
-    from numeric.special import fma
 
-    @njit(error_model="numpy", cache=True)
-    def compiled(a, b, c):
-        out = np.empty(a.size)
-        for i in range(a.size):
-            out[i] = fma(a[i], b[i], c[i])
-        return out
+    global _FMA
+    _FMA = numeric.special.fma
+    compiled = njit(error_model="numpy", cache=True)(_fma_loop)  # module level: numba can cache it
 
     rng = np.random.default_rng(14)
     n = 2000
