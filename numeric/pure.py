@@ -25,9 +25,14 @@ Semantics.  Compiled kernels use numpy's error model (IEEE results: x/0 → ±in
 ``OverflowError``) and may return a non-float (a complex from ``(-1.0) ** 0.5``).  The caller
 (``bounds._core``) therefore treats *any* exception or non-real result as "no answer" and evaluates that
 call with the compiled kernel.  Where plain Python returns a float, it performs the same IEEE double
-operations in the same order as the compiled code, calling the same libm (CPython's ``math`` functions
-used by the kernels wrap the C library's, checked in the tests), so the results are bit-identical;
-``tests/bounds/test_pure.py`` proves pure == compiled == ufunc over the accuracy grids of every kernel served.
+operations in the same order as the compiled code (numba does not contract a·b + c into an FMA without
+``fastmath``), calling the same libm (CPython's ``math.exp``/``log``/``log1p``/``expm1``/``erfc``/``sqrt``
+call the C library's), so the results are bit-identical.  That argument has one gap — integer arithmetic
+that wraps at int64 in numba but not in Python, guarded above only where an int is made from a float — and
+``tests/bounds/test_contract.py`` checks the outcome: pure == compiled == ufunc over the accuracy grids of
+every kernel served.  ``HAS_FMA`` is computed in the twin from /proc/cpuinfo's flags (loading LLVM for
+``llvmlite``'s host features costs ≈ 45 ms), the compiled module's from llvmlite; tests/bounds/test_pure.py
+checks that they agree.
 """
 from __future__ import annotations
 
@@ -37,6 +42,7 @@ import importlib.machinery
 import importlib.util
 import math
 import sys
+import threading
 import types
 from pathlib import Path
 from typing import Any, Callable
@@ -111,19 +117,24 @@ def _intrinsic(*args: Any, **kwargs: Any) -> Any:
 
 
 class _AnyType:
-    """What an overload generator receives for each argument type (it is not inspected by our generators;
-    one that does inspect it fails, and the target keeps its plain-Python body)."""
+    """What an overload generator receives for each argument type (ours do not inspect it)."""
 
 
 def _overload(target: Callable, *args: Any, **kwargs: Any) -> Callable:
+    """The implementation the generator returns replaces ``target`` in its twin module.  A generator that
+    inspects its types (and fails on ``_AnyType``) or returns nothing leaves no plain form: ``target`` then
+    raises ``Unsupported`` (its own Python body may differ from what numba compiles, e.g. Dekker vs FMA)."""
     def register(generator: Callable) -> Callable:
         try:
             implementation = generator(*[_AnyType()] * generator.__code__.co_argcount)
         except Exception:
             implementation = None
+        if not callable(implementation):
+            def implementation(*_: Any, **__: Any) -> Any:
+                raise Unsupported(f"overload of {getattr(target, '__name__', target)!r} has no plain-Python form")
         module = sys.modules.get(getattr(target, "__module__", ""))
         name = getattr(target, "__name__", "")
-        if callable(implementation) and module is not None and module.__dict__.get(name) is target:
+        if module is not None and module.__dict__.get(name) is target:
             setattr(module, name, implementation)
         return generator
     return register
@@ -197,21 +208,21 @@ _NP = _Numpy("numpy")
 _NP.__dict__.update(nextafter=math.nextafter, inf=math.inf, nan=math.nan, pi=math.pi, e=math.e)
 
 _INT64 = 2 ** 63
-_OBJECT_MODE = [0]  # depth of ``objmode`` blocks being run: Python code in numba too, ints unbounded there
+_THREAD = threading.local()  # .object_mode: depth of ``objmode`` blocks running in this thread
 
 
 class _ObjMode:
     """``with objmode(...)``: the block runs as the Python it is under numba too (no int64 guard inside)."""
 
     def __enter__(self) -> None:
-        _OBJECT_MODE[0] += 1
+        _THREAD.object_mode = getattr(_THREAD, "object_mode", 0) + 1
 
     def __exit__(self, *exc: Any) -> None:
-        _OBJECT_MODE[0] -= 1
+        _THREAD.object_mode -= 1
 
 
 def _int64(value: int) -> int:
-    if -_INT64 <= value < _INT64 or _OBJECT_MODE[0]:
+    if -_INT64 <= value < _INT64 or getattr(_THREAD, "object_mode", 0):
         return value
     raise OverflowError("beyond int64, where numba's result differs")
 
@@ -270,12 +281,23 @@ def _int(x: Any = 0, *args: Any) -> int:
 _BUILTINS = dict(builtins.__dict__, __import__=_import, int=_int)
 
 
+_LOCK = threading.RLock()  # one thread executes a twin; others wait (re-entrant: twins import twins)
+
+
 def twin(real: str) -> types.ModuleType:
     """The plain-Python twin of module ``real`` (``numeric.special`` → ``numeric._pure.special``), executed
     once per process.  Raises ``ImportError`` if it needs a numba feature without a stand-in."""
     name = PREFIX + real[len("numeric"):]
     module = sys.modules.get(name)
     if module is not None:
+        return module
+    with _LOCK:
+        return _load(real, name)
+
+
+def _load(real: str, name: str) -> types.ModuleType:
+    module = sys.modules.get(name)
+    if module is not None:  # loaded by another thread meanwhile, or being loaded by this one (a cycle)
         return module
     path = _source(real)
     if path is None:
@@ -295,6 +317,8 @@ def twin(real: str) -> types.ModuleType:
     except BaseException:
         del sys.modules[name]
         raise
+    parent, _, last = real.rpartition(".")
+    setattr(twin(parent), last, module)  # ``import numeric.x`` then ``numeric.x.f`` inside a twin
     return module
 
 
