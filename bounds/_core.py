@@ -347,11 +347,13 @@ def scalar_call(kernel: str, args: list[float]) -> float:
 
 
 # Calls of one kernel served as plain Python before switching to the compiled kernel: at most PURE_CALLS, and
-# no more once they took PURE_SECONDS of CPU in all.  Plain Python costs 0.3–10 µs per call for the closed
-# forms, 0.1–6 ms for the searching and series kernels (T9/T10/T11 inverses, T14 ε_base), against the compiled
-# ≈ 0.3 µs; importing numba and loading a kernel costs ≈ 0.5–0.9 s once.  So the first calls, which a
-# short-lived process may be all there is, skip numba; a process making many calls switches after at most
-# ≈ 20 ms of plain-Python time per kernel (benchmarks/bench_startup.py).
+# no more once they took PURE_SECONDS in all (wall clock, perf_counter).  Plain Python costs 1–15 µs per call
+# for the closed forms, 20–300 µs for the erfcx-based profiles (T9 δ, T11), 0.4–6 ms for the searches (T9/T10/
+# T11 inverses, T14 ε_base), against the compiled ≈ 0.3 µs; importing numba and loading a kernel costs
+# ≈ 0.5–0.9 s once.  On CPU alone plain Python would pay for itself up to ~10⁵ calls of a closed form, but a
+# process making many calls wants the compiled speed: so the first calls, which a short-lived process may be
+# all there is, skip numba, and a busy process switches after at most ≈ 20 ms of plain-Python time per
+# kernel (benchmarks/bench_startup.py).
 PURE_CALLS = 48
 PURE_SECONDS = 0.02
 _SCALAR_KERNELS: dict[str, Any] = {}
