@@ -72,6 +72,8 @@ import json, sys
 import bounds
 from bounds import _core
 out = {"import": "numba" in sys.modules}
+out["heavy"] = [m for m in ("bounds.composition", "bounds.crosschecking", "bounds.suppression", "bounds.missing")
+                if m in sys.modules]
 g = bounds.poisson_subsampling(1.0, 1e-6, 0.01)
 out["first"] = "numba" in sys.modules
 out["first_value"] = list(g)
@@ -91,6 +93,10 @@ out["pure_modules"] = sorted(m for m in sys.modules if m.startswith("numeric._pu
 out["fallback"] = bounds.group_privacy(3.0, 0.001, 1000).delta
 out["still_tiered"] = _core._SCALAR_KERNELS["numeric._generated.group:t7_delta"] is not scalar_kernel(
     "numeric._generated.group:t7_delta")
+import types
+import bounds.poisson_substitution  # the submodule first: the public name must still be the function
+out["names"] = all(not isinstance(getattr(bounds, n), types.ModuleType) for n in bounds.__all__)
+out["dir"] = set(bounds.__all__) <= set(dir(bounds))
 print(json.dumps(out))
 """
 
@@ -101,7 +107,7 @@ def _run(code: str) -> dict:
 
 
 def test_tiers_switch_and_fall_back():
-    """A fresh process: plain Python for the first ``PURE_CALLS`` calls of a fast kernel (numba not imported),
+    """A fresh process (one, for test time; it also checks ``bounds``' lazy public names): plain Python for the first ``PURE_CALLS`` calls of a fast kernel (numba not imported),
     then the compiled kernel in place, with equal values; a call that raises in plain Python is answered by
     the compiled kernel, with the array route's value."""
     import bounds
@@ -114,6 +120,8 @@ def test_tiers_switch_and_fall_back():
     assert out["t11_value"] == float(bounds.subsampled_gaussian_profile(np.array([1.0]), 1.0, 0.01)[0])
     assert out["pure_modules"] and all(not m.startswith("numeric._pure.") or "numba" not in m
                                        for m in out["pure_modules"])
+    # lazy public names: no heavy submodule at import; every name of __all__ resolves, in dir(bounds)
+    assert out["heavy"] == [] and out["names"] and out["dir"]
     assert out["still_tiered"]  # the first call of that kernel: answered by the compiled one, tier kept
     assert out["fallback"] == float(bounds.group_privacy(np.array([3.0]), 0.001, 1000).delta[0])
 
@@ -145,17 +153,6 @@ def test_scalar_inverse_matches_the_array_route():
     array = bounds.poisson_subsampling_inverse(eps, delta, rate)
     for i, point in enumerate(zip(eps.tolist(), delta.tolist(), rate.tolist())):
         assert tuple(bounds.poisson_subsampling_inverse(*point)) == (array.epsilon[i], array.delta[i]), point
-
-
-def test_lazy_public_names():
-    """``import bounds`` binds the public names on first access: every name of ``__all__`` resolves (also one
-    equal to its submodule's name after that submodule was imported first), ``dir`` lists them, and the
-    heavy submodules are not imported by ``import bounds``."""
-    code = ("import sys, json, types, bounds; heavy = [m for m in ('bounds.composition', 'bounds.crosschecking', "
-            "'bounds.suppression', 'bounds.missing') if m in sys.modules]; import bounds.poisson_substitution; "
-            "ok = all(not isinstance(getattr(bounds, n), types.ModuleType) for n in bounds.__all__); "
-            "print(json.dumps([heavy, ok, set(bounds.__all__) <= set(dir(bounds))]))")
-    assert _run(code) == [[], True, True]
 
 
 def test_object_mode_functions_run_unguarded():
