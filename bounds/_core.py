@@ -3,9 +3,10 @@ kernel dispatch, scalar-in → float-out.  Reads only the generated plain-data m
 
 Two routes, one contract.  Scalar arguments (Python/numpy real scalars) take a fast path: plain Python
 comparisons against the domain (the domain text is built only when raising) and a direct call of the kernel
-compiled as a plain ``@njit`` function (``numeric.scalar_kernel``).  Arrays are checked with numpy and run
-through the ufunc.  ``tests/bounds/test_contract.py`` proves the two routes bit-identical over the
-accuracy grids.
+(``scalar_call``): its own source run as plain Python for the first calls of a process (``numeric.pure``: no
+numba import), then the kernel compiled as a plain ``@njit`` function (``numeric.scalar_kernel``).  Arrays
+are checked with numpy and run through the ufunc.  ``tests/bounds/test_contract.py`` proves the routes
+bit-identical over the accuracy grids.
 
 What counts as a real number: ``float``, ``int`` (not ``bool``), numpy real scalars and arrays of real dtype,
 ``numbers.Real`` (``Fraction``, ``Decimal``) when float64 represents them exactly.  A value that float64
@@ -20,6 +21,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+import time
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -327,19 +329,75 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
 
 
 def evaluate_scalar(theorem_id: str, output: str, floats: dict[str, float]) -> float:
-    """One output at one point: the kernel compiled as a plain ``@njit`` function called directly with floats
-    (``numeric.scalar_kernel``: no numpy arrays, no ufunc dispatch, ≈ 0.3 µs), bit-identical to the ufunc
-    route on the accuracy grids (tests/bounds/test_contract.py)."""
+    """One output at one point: ``scalar_call`` of the output's kernel with the record's arguments."""
     spec = THEOREMS[theorem_id]["outputs"][output]
-    function = _SCALAR_KERNELS.get(spec["kernel"])
+    return scalar_call(spec["kernel"], [floats.get(a, 0.0) for a in spec["args"]])
+
+
+def scalar_call(kernel: str, args: list[float]) -> float:
+    """Kernel ``kernel`` (``"module:function"``) at one point of floats, bit-identical on every route.
+
+    Two execution tiers.  The first ``PURE_CALLS`` calls of a kernel in a process run its source as plain
+    Python (``numeric.pure``: no numba import, ≈ 0.5 s of CPU saved for a process that needs a few values);
+    a call where plain Python raises or returns a non-real (where the compiled code, under numpy's error
+    model, gives an IEEE inf/NaN) is evaluated by the compiled kernel instead.  From call ``PURE_CALLS + 1``
+    on, the kernel compiled as a plain ``@njit`` function (``numeric.scalar_kernel``: ≈ 0.3 µs, loaded from
+    numba's disk cache) is called directly.  Both tiers give the ufunc route's bits (tests/bounds/test_pure.py,
+    tests/bounds/test_contract.py).
+    """
+    function = _SCALAR_KERNELS.get(kernel)
     if function is None:
-        from numeric import scalar_kernel
-
-        function = _SCALAR_KERNELS[spec["kernel"]] = scalar_kernel(spec["kernel"])
-    return float(function(*[floats.get(a, 0.0) for a in spec["args"]]))
+        function = _SCALAR_KERNELS[kernel] = _tiered(kernel)
+    return float(function(*args))
 
 
+# Calls of one kernel served as plain Python before switching to the compiled kernel: at most PURE_CALLS, and
+# no more once they took PURE_SECONDS in all (wall clock, perf_counter).  Plain Python costs 1–15 µs per call
+# for the closed forms, 20–300 µs for the erfcx-based profiles (T9 δ, T11), 0.4–6 ms for the searches (T9/T10/
+# T11 inverses, T14 ε_base), against the compiled ≈ 0.3 µs; importing numba and loading a kernel costs
+# ≈ 0.5–0.9 s once.  On CPU alone plain Python would pay for itself up to ~10⁵ calls of a closed form, but a
+# process making many calls wants the compiled speed: so the first calls, which a short-lived process may be
+# all there is, skip numba, and a busy process switches after at most ≈ 20 ms of plain-Python time per
+# kernel (benchmarks/bench_startup.py).
+PURE_CALLS = 48
+PURE_SECONDS = 0.02
 _SCALAR_KERNELS: dict[str, Any] = {}
+
+
+def _compiled(kernel: str) -> Any:
+    from numeric import scalar_kernel
+
+    return scalar_kernel(kernel)
+
+
+def _tiered(kernel: str) -> Any:
+    """The first-calls form of ``kernel``: plain Python with a compiled fallback, replacing itself in
+    ``_SCALAR_KERNELS`` by the compiled kernel after ``PURE_CALLS`` calls (at once if no plain form exists)."""
+    from numeric.pure import pure_function
+
+    pure = pure_function(kernel)
+    if pure is None:
+        return _compiled(kernel)
+    calls = 0
+    spent = 0.0
+
+    def call(*args: float) -> float:
+        nonlocal calls, spent
+        calls += 1
+        if calls > PURE_CALLS or spent > PURE_SECONDS:
+            compiled = _SCALAR_KERNELS[kernel] = _compiled(kernel)
+            return compiled(*args)
+        start = time.perf_counter()
+        try:
+            with np.errstate(all="ignore"):  # numpy scalars (table entries) in the kernels: no warnings
+                result = pure(*args)
+        except Exception:  # plain Python's ZeroDivisionError/ValueError/OverflowError: numba's IEEE value
+            result = None
+        spent += time.perf_counter() - start
+        if isinstance(result, (float, int)) and not isinstance(result, bool):
+            return result
+        return _compiled(kernel)(*args)
+    return call
 
 
 def evaluate(theorem_id: str, output: str, arrays: dict[str, np.ndarray]) -> np.ndarray:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._core import _fmt, as_output, evaluate, is_scalar, real, validate
+from ._core import _fmt, as_output, evaluate, evaluate_scalar, is_scalar, real, scalar_call, validate
 from ._dask import supports_dask
 
 MAX_N = 2.0 ** 40  # n_m ≈ k/γ must stay far below 2⁵³ (the kernel's integers are exact doubles)
@@ -22,9 +22,17 @@ def _where(shape: tuple, flat_index: int) -> str:
     return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
 
 
+def _admissible_exact():
+    """``numeric.kanon.admissible_exact`` (plain Python, exact rationals) without importing numba: run from the
+    module's plain-Python twin (``numeric.pure``), the same source."""
+    from numeric.pure import python_function
+
+    return python_function("numeric.kanon:admissible_exact")
+
+
 def smallest_admissible_epsilon(beta: float) -> float:
     """The smallest double ε with ε ≥ −ln(1 − β), decided exactly (T15's precondition)."""
-    from numeric.kanon import admissible_exact
+    admissible_exact = _admissible_exact()
 
     e = -math.log1p(-beta)
     while admissible_exact(beta, math.nextafter(e, 0.0), 0.0):
@@ -38,7 +46,7 @@ def _check_precondition(function: str, theorem_id: str, k: np.ndarray, beta: np.
                         eps1: np.ndarray | None) -> None:
     """ε − ε₁ ≥ −ln(1 − β) exactly (floats where clear, exact arithmetic within 10⁻¹² of the threshold), and
     k/γ small enough for exact integer arithmetic."""
-    from numeric.kanon import admissible_exact
+    admissible_exact = _admissible_exact()
 
     where = f"(SPEC {theorem_id}, Li, Qardaji, Su Thm {5 if theorem_id == 'T15' else 6})"
     b, e = beta.ravel(), eps.ravel()
@@ -79,6 +87,8 @@ def _d(function: str, theorem_id: str, **params: Any) -> Any:
     arrays = validate(function, theorem_id, **params)
     _check_precondition(function, theorem_id, arrays["k"], arrays["beta"], arrays["epsilon"],
                         arrays.get("epsilon1"))
+    if scalar:  # bounds._core's scalar route (plain Python for the first calls, then the @njit kernel)
+        return evaluate_scalar(theorem_id, "delta", {name: float(a) for name, a in arrays.items()})
     return as_output(evaluate(theorem_id, "delta", arrays), scalar)
 
 
@@ -194,9 +204,7 @@ def eps1_safe_k_anonymization_delta(k: ArrayLike, beta: ArrayLike, epsilon: Arra
 # inverse queries (scalar searches over the exact, rounded-up d; vectorised by looping)
 
 def _d_scalar(k: float, beta: float, epsilon: float) -> float:
-    from numeric import kernel
-
-    return float(kernel("numeric.kanon:delta", 3)(float(k), float(beta), float(epsilon)))
+    return scalar_call("numeric.kanon:delta", [float(k), float(beta), float(epsilon)])
 
 
 def _target(function: str, delta: Any, arrays: dict[str, np.ndarray]) -> np.ndarray:
@@ -423,7 +431,7 @@ def safe_k_anonymization_max_beta(*, k: ArrayLike, epsilon: ArrayLike, delta: Ar
     >>> round(b, 6), bounds.safe_k_anonymization_delta(20, b, 1.0) <= 1e-6
     (0.281794, True)
     """
-    from numeric.kanon import admissible_exact
+    admissible_exact = _admissible_exact()
 
     function = "safe_k_anonymization_max_beta"
     scalar = is_scalar(k, epsilon, delta)

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._noise import required, theta_of
-from ._core import as_output, evaluate, is_scalar, validate
+from ._core import as_output, evaluate, evaluate_scalar, is_scalar, scalar_call, validate, validate_scalars
 from ._dask import supports_dask
 
 DIRECTIONS = ("remove", "add", "both")
@@ -22,12 +22,24 @@ def _direction(function: str, direction: Any) -> tuple[str, ...]:
 
 def _evaluate(function: str, mechanism: str, direction: str, suffix: str, **params: Any) -> Any:
     directions = _direction(function, direction)
+    floats = validate_scalars(function, "T11", params)
+    if floats is not None:  # the scalar fast path (bounds._core.scalar_call): the same kernels, same bits
+        if len(directions) == 2 and not suffix:
+            return scalar_call(f"numeric.subsampled_profiles:{mechanism}_both",
+                               [floats["epsilon"], 0.0, floats["theta"], floats["rate"]])
+        results = [evaluate_scalar("T11", f"{mechanism}_{d}{suffix}", floats) for d in directions]
+        return results[0] if len(results) == 1 else _maximum(*results)
     scalar = is_scalar(*params.values())
     arrays = validate(function, "T11", **params)
     if len(directions) == 2 and not suffix:  # one kernel for the maximum: e^ε − 1 computed once per point
         return as_output(_both(mechanism, arrays), scalar)
     results = [evaluate("T11", f"{mechanism}_{d}{suffix}", arrays) for d in directions]
     return as_output(np.maximum.reduce(results) if len(results) > 1 else results[0], scalar)
+
+
+def _maximum(a: float, b: float) -> float:
+    """``np.maximum`` of two floats (NaN if either is NaN, as the array route)."""
+    return a if (a >= b or a != a) else b
 
 
 def _both(mechanism: str, arrays: dict[str, np.ndarray]) -> np.ndarray:

@@ -5,7 +5,8 @@ from numpy.typing import ArrayLike
 
 import numpy as np
 
-from ._core import Guarantee, as_output, evaluate, guarantee, is_scalar, validate
+from ._core import (Guarantee, as_output, evaluate, evaluate_scalar, guarantee, is_scalar, validate,
+                    validate_scalars)
 from ._dask import supports_dask
 
 
@@ -102,6 +103,18 @@ def poisson_subsampling_inverse(epsilon: ArrayLike, delta: ArrayLike, rate: Arra
     >>> bounds.poisson_subsampling(*base, 0.01).epsilon <= 0.5
     True
     """
+    floats = validate_scalars("poisson_subsampling_inverse", "T1", dict(epsilon=epsilon, delta=delta, rate=rate))
+    if floats is not None:  # the scalar route: the same kernels and the same shrinking steps, on floats
+        bases = {"epsilon": evaluate_scalar("T1", "epsilon_base", floats),
+                 "delta": evaluate_scalar("T1", "delta_base", floats)}
+        for name in ("epsilon", "delta"):
+            for step in range(60):
+                forward = evaluate_scalar("T1", name, {"epsilon": bases[name], "delta": bases[name],
+                                                       "rate": floats["rate"]})
+                if not forward > floats[name]:
+                    break
+                bases[name] = max(bases[name] * (1.0 - 2.0 ** (step - 52)), 0.0)
+        return Guarantee(bases["epsilon"], bases["delta"])
     scalar = is_scalar(epsilon, delta, rate)
     arrays = validate("poisson_subsampling_inverse", "T1", epsilon=epsilon, delta=delta, rate=rate)
     base_eps = evaluate("T1", "epsilon_base", arrays)

@@ -96,7 +96,9 @@ def scalar_kernel(spec: str) -> Any:
     by IEEE rules instead of raising.  (numba reuses a helper's compiled overload whatever error model its
     first caller had — also across processes through the cache — so calling a kernel's ``@njit`` helpers
     straight from Python would compile them raising ``ZeroDivisionError`` and change the ufunc's behaviour
-    too.)  The two routes are bit-identical on the accuracy grids (tests/bounds/test_contract.py).
+    too.)  The two routes are bit-identical on the accuracy grids (tests/bounds/test_contract.py).  Before
+    it, ``bounds._core.scalar_call`` serves a kernel's first calls from its plain-Python twin
+    (``numeric.pure``), which needs no numba import.
     """
     function = _SCALAR.get(spec)
     if function is None:

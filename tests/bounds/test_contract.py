@@ -282,23 +282,38 @@ def test_hypothesis_points(data):
     _call(name, kwargs)
 
 
-def test_scalar_route_is_bit_identical_to_the_ufunc():
-    """The scalar fast path (plain @njit kernel) and the array route (vectorize ufunc) agree bit for bit on
-    the accuracy grids (a spread subset of each, for test time)."""
-    from numeric import kernel, scalar_kernel
+def _grid_kernels():
+    """(theorem id, output, kernel, args, points) for every kernel of a record, and T11's "both" kernels
+    (called by ``direction="both"``), with a spread subset (≈ 60) of its accuracy grid."""
+    import importlib
     import itertools
 
     from proofs_checks import accuracy
 
     rng = np.random.default_rng(20261130)
+    both = {"gaussian_remove": "gaussian_both", "laplace_remove": "laplace_both"}
     for tid, meta in THEOREMS.items():
         for output, spec in meta["outputs"].items():
             if not spec["kernel"].startswith("numeric"):
                 continue
             args = spec["args"]
+            if tid in ("T6", "T14") and not all(a in ("epsilon", "rate") for a in args):
+                # their own grids (probabilities m ≤ M; the δ pair of T6), registered by their check modules
+                importlib.import_module(f"proofs_checks.{'poisson_substitution' if tid == 'T6' else 'suppression'}"
+                                        "_checks")
+                whole = "epsilon" if tid == "T14" else output  # T14 epsilon_base's own grid costs seconds
+                full = THEOREMS[tid]["outputs"][whole]["args"]
+                points = [tuple(p[full.index(a)] for a in args) for p in accuracy.GRIDS[tid](whole, rng)]
+                yield tid, output, spec["kernel"], args, points[:: max(1, len(points) // 60)]
+                continue
+            if tid in ("T15", "T16"):  # k-anonymization: its accuracy points (β, ε above the threshold)
+                kanon = importlib.import_module("proofs_checks.kanon_checks")
+                points = [p[: len(args)] for p in kanon.accuracy_points() if (p[3] != 0) == (tid == "T16")]
+                yield tid, output, spec["kernel"], args, points[:: max(1, len(points) // 60)]
+                continue
             if not all(a in ("epsilon", "delta", "rate", "k", "rate_to", "rate_from", "p_star", "ratio", "theta",
                              "sensitivity", "m", "n") for a in args):
-                continue
+                raise AssertionError(f"{tid} {output}: no grid for its arguments {args}")
             try:
                 points = accuracy.grid(tid, args, rng)
             except KeyError:  # axes without random points (θ): the fixed axes only
@@ -314,14 +329,47 @@ def test_scalar_route_is_bit_identical_to_the_ufunc():
             points = points[:: max(1, len(points) // 60)]
             if tid in ("T3", "T4"):
                 points = [p for p in points if p[args.index("m")] <= 10 ** 4]
-            columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
-            with np.errstate(all="ignore"):
-                vector = kernel(spec["kernel"], len(args))(*columns)
-            single = scalar_kernel(spec["kernel"])
-            for i, point in enumerate(points):
-                s = single(*point)
-                assert (s == vector[i]) or (math.isnan(s) and math.isnan(vector[i])), \
-                    f"{tid} {output} at {point}: scalar {s!r} ≠ ufunc {vector[i]!r}"
+            yield tid, output, spec["kernel"], args, points
+            if tid == "T11" and output in both:
+                yield tid, both[output], f"numeric.subsampled_profiles:{both[output]}", args, points
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def test_scalar_route_is_bit_identical_to_the_ufunc():
+    """Three routes, one result: the compiled scalar kernel (plain @njit), the array route (vectorize ufunc)
+    and the plain-Python tier of the first scalar calls (``numeric.pure``, where it answers; where it raises
+    the compiled kernel answers) agree bit for bit on the accuracy grids (a spread subset of each, for test
+    time; plain Python on every other point).  Every kernel has a plain-Python form unless its module is in
+    ``numeric.pure.EXCLUDED``, and the plain form must answer (not fall back) at most of its points, so this
+    is not passed vacuously."""
+    from numeric import kernel, scalar_kernel
+    from numeric.pure import EXCLUDED, pure_function
+
+    for tid, output, name, args, points in _grid_kernels():
+        columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
+        with np.errstate(all="ignore"):
+            vector = kernel(name, len(args))(*columns)
+        single = scalar_kernel(name)
+        pure = pure_function(name)
+        assert (pure is None) == (name.partition(":")[0] in EXCLUDED), f"{name}: plain-Python form {pure!r}"
+        served = 0
+        for i, point in enumerate(points):
+            s = single(*point)
+            assert _same(s, vector[i]), f"{tid} {output} at {point}: scalar {s!r} ≠ ufunc {vector[i]!r}"
+            if pure is None or i % 2:  # plain Python on every other point (the search kernels take ms each)
+                continue
+            try:
+                with np.errstate(all="ignore"):  # as bounds._core's tier: numpy-scalar table entries
+                    p = pure(*point)
+            except Exception:  # the tier's caller evaluates this point with the compiled kernel
+                continue
+            if isinstance(p, (float, int)) and not isinstance(p, bool):
+                served += 1
+                assert _same(float(p), s), f"{tid} {output} at {point}: plain Python {p!r} ≠ compiled {s!r}"
+        assert pure is None or served >= 0.25 * len(points), f"{name}: plain Python answered {served} points"
 
 
 def test_gaussian_sigma_subnormal_delta():
