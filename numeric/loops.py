@@ -24,6 +24,7 @@ so the results are bit-identical to the serial loop's (tests/bounds/test_contrac
 from __future__ import annotations
 
 import math
+import os
 import types
 from typing import Any
 
@@ -98,7 +99,26 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
 
 _TEMPLATES = {name: f for name, f in _factory(None).items() if name.startswith(("_serial_", "_parallel_"))}
 MAX_ARITY = 6
-PARALLEL_THRESHOLD: int | None = None  # arrays of at least this many points run the prange loop (None: never)
+
+
+def _threshold_from_environment() -> int | None:
+    """``AMPBOUNDS_PARALLEL_THRESHOLD``: arrays of at least this many points run the ``prange`` loop.  Unset
+    (the default), empty or ``off``: never — measured on a shared 2-core machine it did not pay
+    (benchmarks/README.md, "Parallel evaluation")."""
+    text = os.environ.get("AMPBOUNDS_PARALLEL_THRESHOLD", "").strip()
+    if text.lower() in ("", "off", "none"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"AMPBOUNDS_PARALLEL_THRESHOLD = {text!r} must be a positive integer (a number of "
+                         "points) or 'off'")
+    return value
+
+
+PARALLEL_THRESHOLD: int | None = _threshold_from_environment()  # None: the prange loop only on request
 
 
 def _cell(value: Any) -> types.CellType:

@@ -91,3 +91,15 @@ def test_loops_broadcast_like_the_ufunc_bit_for_bit():
             ours, theirs = loop(*args), ufunc(*args)
             assert np.shape(ours) == np.shape(theirs) and type(ours) is type(theirs)
             assert np.array_equal(np.asarray(ours).view(np.int64), np.asarray(theirs).view(np.int64))
+
+
+def test_parallel_loop_is_bit_identical_to_the_serial_loop():
+    """The prange loop (opt-in for large arrays) gives the serial loop's bits, shape and broadcasting."""
+    import numeric
+
+    rng = np.random.default_rng(7)
+    loop = numeric.kernel("numeric._generated.subsampling:t1_delta", 2)
+    delta, rate = 10 ** rng.uniform(-12, -3, (300, 7)), 10 ** rng.uniform(-6, 0, 7)
+    serial, parallel = loop(delta, rate, parallel=False), loop(delta, rate, parallel=True)
+    assert parallel.shape == serial.shape == (300, 7)
+    assert np.array_equal(serial.view(np.int64), parallel.view(np.int64))
