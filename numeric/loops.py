@@ -33,66 +33,69 @@ from numba import njit, prange
 
 
 
+kernel: Any = None  # a placeholder: each loop's copy of a template has the real kernel in its own globals
+
+
 def _factory(tag: Any) -> Any:  # never called: its inner functions' code objects are the templates
     def _serial_1(a0, out):
         tag  # noqa: B018 -- a closure cell numba hashes into the cache key
         for i in range(out.size):
-            out[i] = kernel(a0[i])  # noqa: F821 -- global of each copy
+            out[i] = kernel(a0[i])  # the kernel: a global of each copy
 
     def _serial_2(a0, a1, out):
         tag  # noqa: B018
         for i in range(out.size):
-            out[i] = kernel(a0[i], a1[i])  # noqa: F821
+            out[i] = kernel(a0[i], a1[i])
 
     def _serial_3(a0, a1, a2, out):
         tag  # noqa: B018
         for i in range(out.size):
-            out[i] = kernel(a0[i], a1[i], a2[i])  # noqa: F821
+            out[i] = kernel(a0[i], a1[i], a2[i])
 
     def _serial_4(a0, a1, a2, a3, out):
         tag  # noqa: B018
         for i in range(out.size):
-            out[i] = kernel(a0[i], a1[i], a2[i], a3[i])  # noqa: F821
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i])
 
     def _serial_5(a0, a1, a2, a3, a4, out):
         tag  # noqa: B018
         for i in range(out.size):
-            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i])  # noqa: F821
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i])
 
     def _serial_6(a0, a1, a2, a3, a4, a5, out):
         tag  # noqa: B018
         for i in range(out.size):
-            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])  # noqa: F821
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
 
     def _parallel_1(a0, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(a0[i])  # noqa: F821
+            out[i] = kernel(a0[i])
 
     def _parallel_2(a0, a1, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(a0[i], a1[i])  # noqa: F821
+            out[i] = kernel(a0[i], a1[i])
 
     def _parallel_3(a0, a1, a2, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(a0[i], a1[i], a2[i])  # noqa: F821
+            out[i] = kernel(a0[i], a1[i], a2[i])
 
     def _parallel_4(a0, a1, a2, a3, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(a0[i], a1[i], a2[i], a3[i])  # noqa: F821
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i])
 
     def _parallel_5(a0, a1, a2, a3, a4, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i])  # noqa: F821
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i])
 
     def _parallel_6(a0, a1, a2, a3, a4, a5, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])  # noqa: F821
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
 
     return locals()
 
