@@ -242,7 +242,11 @@ def _in_domain(array: np.ndarray, domain: tuple) -> bool:
     bounds = _DOMAIN_BOUNDS.get(domain)
     if bounds is None:
         bounds = _DOMAIN_BOUNDS[domain] = loops.domain_bounds(*domain)
-    return loops.in_domain(np.ascontiguousarray(array).reshape(-1), bounds[0], bounds[1], bool(domain[4]))
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if flat.flags.writeable:  # always read-only (as validate's own views are): one compiled specialisation
+        flat = flat.view()
+        flat.flags.writeable = False
+    return loops.in_domain(flat, bounds[0], bounds[1], bool(domain[4]))
 
 
 def _check_array(function: str, name: str, array: np.ndarray, domain: tuple, where: str) -> None:

@@ -216,7 +216,7 @@ def domain_bounds(lo: float, hi: float, lo_open: bool, hi_open: bool, integer: b
     return a, b
 
 
-@njit(cache=True, nogil=True)  # one specialisation: (C-contiguous float64[:], float, float, bool)
+@njit(cache=True, nogil=True)  # one specialisation: (read-only C-contiguous float64[:], float, float, bool)
 def in_domain(x, a, b, integer):  # pragma: no cover -- compiled
     """True if every element v of ``x`` has a ≤ v ≤ b (so no NaN) and, if ``integer``, v = floor(v); with
     ``domain_bounds`` this is exactly ``bounds._core``'s domain check.  One branch-free counting pass that
