@@ -1,7 +1,7 @@
 """Float kernels: generated closed forms (``numeric/_generated``) and hand-written non-closed forms.
 
-Nothing is compiled at import: ``kernel(spec)`` imports numba and builds the float64 ufunc on first use,
-with numba's on-disk cache (``cache=True``) so later processes load machine code instead of compiling.
+Nothing is compiled at import: ``kernel(spec)`` imports numba and builds the kernel's array loop
+(``numeric.loops``) on first use, with numba's on-disk cache (``cache=True``) so later processes load machine code instead of compiling.
 
 numba invalidates a cached function only when *its own* source file changes, not when an ``@njit`` helper
 it inlines (``numeric.special``, ``numeric.binomial``) does, so a stale cache could silently keep old

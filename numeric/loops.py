@@ -19,7 +19,7 @@ scalar is a stride-0 view, never a copy.
 
 ``parallel=True`` gives the same loop over ``numba.prange`` (numba's threading layer, one chunk per core),
 compiled the first time it is asked for.  Each output element is the same kernel call on the same inputs,
-so the results are bit-identical to the serial loop's (tests/bounds/test_contract.py).
+so the results are bit-identical to the serial loop's (tests/bounds/test_array_route.py).
 """
 from __future__ import annotations
 
@@ -30,8 +30,6 @@ from typing import Any
 
 import numpy as np
 from numba import njit, prange
-
-
 
 kernel: Any = None  # a placeholder: each loop's copy of a template has the real kernel in its own globals
 
@@ -195,7 +193,6 @@ class ArrayKernel:
             parallel = PARALLEL_THRESHOLD is not None and size >= PARALLEL_THRESHOLD
         self.compiled(parallel)(*flats, out)
         return out.reshape(shape) if shape else out[0]
-
 
 
 def domain_bounds(lo: float, hi: float, lo_open: bool, hi_open: bool, integer: bool) -> tuple[float, float]:
