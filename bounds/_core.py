@@ -3,9 +3,10 @@ kernel dispatch, scalar-in → float-out.  Reads only the generated plain-data m
 
 Two routes, one contract.  Scalar arguments (Python/numpy real scalars) take a fast path: plain Python
 comparisons against the domain (the domain text is built only when raising) and a direct call of the kernel
-compiled as a plain ``@njit`` function (``numeric.scalar_kernel``).  Arrays are checked with numpy and run
-through the ufunc.  ``tests/bounds/test_contract.py`` proves the two routes bit-identical over the
-accuracy grids.
+compiled as a plain ``@njit`` function (``numeric.scalar_kernel``).  Arrays are checked in one fused pass
+per parameter (numpy then only finds the offender) and run through the kernel's cached array loop
+(``numeric.kernel``, ``numeric.loops``).  ``tests/bounds/test_contract.py`` proves the two routes
+bit-identical over the accuracy grids.
 
 What counts as a real number: ``float``, ``int`` (not ``bool``), numpy real scalars and arrays of real dtype,
 ``numbers.Real`` (``Fraction``, ``Decimal``) when float64 represents them exactly.  A value that float64
