@@ -5,7 +5,8 @@ Two routes, one contract.  Scalar arguments (Python/numpy real scalars) take a f
 comparisons against the domain (the domain text is built only when raising) and a direct call of the kernel
 (``scalar_call``): its own source run as plain Python for the first calls of a process (``numeric.pure``: no
 numba import), then the kernel compiled as a plain ``@njit`` function (``numeric.scalar_kernel``).  Arrays
-are checked with numpy and run through the ufunc.  ``tests/bounds/test_contract.py`` proves the routes
+are checked in one fused pass per parameter (numpy then only finds the offender) and run through the kernel's
+cached array loop (``numeric.kernel``, ``numeric.loops``).  ``tests/bounds/test_contract.py`` proves the routes
 bit-identical over the accuracy grids.
 
 What counts as a real number: ``float``, ``int`` (not ``bool``), numpy real scalars and arrays of real dtype,
@@ -237,7 +238,31 @@ def _real_array(function: str, name: str, value: Any, where: str) -> np.ndarray:
                              f"real numbers ({kinds.get(kind, 'dtype ' + str(array.dtype))}) {where}")
 
 
+_FUSED_MIN_SIZE = 4096  # below this (and before numba is loaded), numpy's passes cost less than importing numba
+_DOMAIN_BOUNDS: dict[tuple, tuple[float, float]] = {}
+
+
+def _in_domain(array: np.ndarray, domain: tuple) -> bool:
+    """One fused pass (``numeric.loops.in_domain``): True iff ``_check_array`` would accept ``array``."""
+    from numeric import loops
+
+    bounds = _DOMAIN_BOUNDS.get(domain)
+    if bounds is None:
+        bounds = _DOMAIN_BOUNDS[domain] = loops.domain_bounds(*domain)
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if flat.flags.writeable:  # always read-only (as validate's own views are): one compiled specialisation
+        flat = flat.view()
+        flat.flags.writeable = False
+    return loops.in_domain(flat, bounds[0], bounds[1], bool(domain[4]))
+
+
 def _check_array(function: str, name: str, array: np.ndarray, domain: tuple, where: str) -> None:
+    """Raise for the first NaN, else the first element outside the domain, else the first non-integer (of an
+    integer domain), in C order.  Large arrays are first checked in one fused pass; numpy's passes below then
+    run only to find and report an offender."""
+    if (array.size >= _FUSED_MIN_SIZE or (array.size > 1 and "numba" in sys.modules)) \
+            and _in_domain(array, domain):
+        return
     lo, hi, lo_open, hi_open, integer = domain
     nan = np.isnan(array)
     if nan.any():
@@ -293,7 +318,8 @@ def validate_scalars(function: str, theorem_id: str, params: dict[str, Any]) -> 
 def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndarray]:
     """Check every parameter against its declared domain and the record's constraints.
 
-    Returns the parameters as broadcast float64 arrays.  Raises ``ValueError`` naming the function,
+    Returns the parameters as broadcast float64 arrays (read-only: a float64 array argument is returned as a view,
+    not copied).  Raises ``ValueError`` naming the function,
     parameter, offending value (first offending element for arrays), domain and theorem; a
     :class:`ParameterTypeError` for a value that is not a real number.
     """
@@ -307,7 +333,11 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
             _check_scalar(function, name, v, domain, where)
             arrays[name] = np.asarray(v)
         else:
-            array = _real_array(function, name, value, where)
+            if type(value) is np.ndarray and value.dtype == np.float64:  # already float64: a read-only view, no copy
+                array = value.view()
+                array.flags.writeable = False
+            else:
+                array = _real_array(function, name, value, where)
             _check_array(function, name, array, domain, where)
             arrays[name] = array
     if len(arrays) > 1 and any(a.ndim for a in arrays.values()):
@@ -319,6 +349,8 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
         arrays = dict(zip(arrays, broadcast))
     for lhs, op, rhs in meta["constraints"]:
         if lhs not in arrays or rhs not in arrays:
+            continue
+        if _OPS[op](arrays[lhs], arrays[rhs]).all():
             continue
         bad = ~_OPS[op](arrays[lhs], arrays[rhs])
         if bad.any():

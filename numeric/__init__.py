@@ -1,7 +1,7 @@
 """Float kernels: generated closed forms (``numeric/_generated``) and hand-written non-closed forms.
 
-Nothing is compiled at import: ``kernel(spec)`` imports numba and builds the float64 ufunc on first use,
-with numba's on-disk cache (``cache=True``) so later processes load machine code instead of compiling.
+Nothing is compiled at import: ``kernel(spec)`` imports numba and builds the kernel's array loop
+(``numeric.loops``) on first use, with numba's on-disk cache (``cache=True``) so later processes load machine code instead of compiling.
 
 numba invalidates a cached function only when *its own* source file changes, not when an ``@njit`` helper
 it inlines (``numeric.special``, ``numeric.binomial``) does, so a stale cache could silently keep old
@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 _UFUNCS: dict[str, Any] = {}
-_SCALAR: dict[str, Any] = {}
+_JITTED: dict[str, Any] = {}  # @njit kernels: called by the scalar route, inlined by the array loops
+_SOURCE_HASH: str | None = None
 _HERE = Path(__file__).parent
 _AUTO = "AMPBOUNDS_AUTO_NUMBA_CACHE_DIR"
 
@@ -100,26 +101,34 @@ def scalar_kernel(spec: str) -> Any:
     it, ``bounds._core.scalar_call`` serves a kernel's first calls from its plain-Python twin
     (``numeric.pure``), which needs no numba import.
     """
-    function = _SCALAR.get(spec)
-    if function is None:
+    function = _JITTED.get(spec)
+    if function is None:  # one dispatcher (and one cache entry) for this route and the array loops
         _import_numba()
         from numba import njit
 
-        function = _SCALAR[spec] = njit(error_model="numpy", cache=True)(scalar_function(spec))
+        function = _JITTED[spec] = njit(error_model="numpy", cache=True)(scalar_function(spec))
     return function
 
 
 def kernel(spec: str, nargs: int) -> Any:
-    """The numba float64 ufunc for ``spec``, compiled (or loaded from cache) on first request."""
-    ufunc = _UFUNCS.get(spec)
-    if ufunc is None:
-        _import_numba()
-        from numba import vectorize
+    """``spec`` applied elementwise to float64 arrays (a ``numeric.loops.ArrayKernel``, called like the float64
+    ufunc it replaces), built on first request.
 
-        signature = "float64(" + ", ".join(["float64"] * nargs) + ")"
-        ufunc = vectorize([signature], cache=True)(scalar_function(spec))
-        _UFUNCS[spec] = ufunc
-    return ufunc
+    The loop is a cached ``@njit`` function with the kernel inlined (``numeric.loops``): a new process loads
+    it from numba's cache in milliseconds instead of rebuilding a ``vectorize`` wrapper through LLVM.  The
+    kernel inside is compiled as ``scalar_kernel`` compiles it (numpy's error model), and the two routes are
+    bit-identical on the accuracy grids (tests/bounds/test_contract.py).
+    """
+    array_kernel = _UFUNCS.get(spec)
+    if array_kernel is None:
+        from numeric import loops
+
+        global _SOURCE_HASH
+        if _SOURCE_HASH is None:
+            _SOURCE_HASH = source_hash()
+        jitted = scalar_kernel(spec)  # inlined into the loop; the same dispatcher serves the scalar route
+        array_kernel = _UFUNCS[spec] = loops.ArrayKernel(jitted, spec, nargs, _SOURCE_HASH)
+    return array_kernel
 
 
 _configure_cache()

@@ -1,7 +1,7 @@
 """δ' of SPEC T3/T4 (sampling with replacement) for a base mechanism given by its privacy profile, with the
 *white-box* group profile of Laplace/Gaussian noise: at distance k the pair is the base pair with θ → kθ.
 
-δ' = Σ_{k=1}^{m} P{Bin(m, 1/n) = k}·δ_{kθ}(ε), summed by ``numeric.with_replacement.binomial_sum``, the same sum
+δ' = Σ_{k=1}^{m} P{Bin(m, 1/n) = k}·δ_{kθ}(ε), summed by ``numeric.with_replacement.sums_for``, the same sum
 as for a bare (ε, δ): log-space binomial weights with their error bounds (``numeric.binomial``), Neumaier summation, a
 running absolute error bound, and a proven tail bound (δ ≤ 1 past the stopping point) *added* to the sum.
 The group profiles are the upward-rounded T8/T9 kernels at an upper bound of kθ (δ increases with θ), so
@@ -12,7 +12,7 @@ from __future__ import annotations
 from numba import njit
 
 from .special import up
-from .with_replacement import binomial_sum
+from .with_replacement import white_box_binomial_sum
 
 
 @njit(cache=True)
@@ -20,7 +20,7 @@ def delta_sum(mech: int, epsilon: float, theta: float, m: float, n: float):
     """(δ' upper value, absolute error bound) for the white-box group profiles."""
     if m == 0.0:
         return 0.0, 0.0
-    return binomial_sum(mech, epsilon, theta, m, n)
+    return white_box_binomial_sum(mech, epsilon, theta, m, n)
 
 
 def with_replacement_delta(mech, epsilon, theta, m, n):

@@ -80,12 +80,21 @@ def white_box_group_profile(mech: int, epsilon: float, theta: float, k: float) -
     return base_up(mech, epsilon, kt)
 
 
+# The group profile is chosen at compile time, not by a runtime branch on the mechanism code: ``sums_for``
+# (below) builds the sums once per group function (a closure constant, called statically), so the bare (ε, δ)
+# kernel never compiles the T8/T9 kernels behind the white-box form (≈ 2 s of cold compile, for code it
+# never ran).  The sums are compiled into, and cached with, the kernels that call them.  (Passing the group
+# function as an argument instead would make numba embed the function object's address: not cacheable.)
 @njit(cache=True)
-def _group(mech: int, epsilon: float, a: float, k: float):
-    """(group profile at distance k, its absolute error): the bare (ε, δ = a) black-box form for mech = BARE,
-    else the white-box Laplace/Gaussian form at θ = a (already rounded up: error 0)."""
-    if mech == BARE:
-        return group_profile(epsilon, a, k)
+def bare_group(mech: int, epsilon: float, a: float, k: float):
+    """(group profile at distance k, its absolute error) of a bare (ε, δ = a): the black-box form."""
+    return group_profile(epsilon, a, k)
+
+
+@njit(cache=True)
+def white_box_group(mech: int, epsilon: float, a: float, k: float):
+    """(group profile at distance k, 0) of Laplace (mech = 1) or Gaussian (mech = 0) noise at θ = a: the
+    white-box form, already rounded up."""
     return white_box_group_profile(mech, epsilon, a, k), 0.0
 
 
@@ -185,82 +194,109 @@ def _add(total: float, comp: float, term: float):
     return t, comp
 
 
-@njit(cache=True)
-def block_sum(mech: int, epsilon: float, a: float, m: float, p: float, lo: float, hi: float):
-    """(an upper bound on Σ_{k=lo}^{hi} P{Bin(m, p) = k}·δ_{M,k}(ε), a bound on its absolute error) by at most
-    MAX_TERMS blocks of power-of-two width (see the comment above)."""
-    w = 1.0
-    while (hi - lo + 1.0) / w > MAX_TERMS or w < np.spacing(hi) * 2.0:
-        w *= 2.0
-    split = (m + 1.0) * p
-    total = 0.0
-    comp = 0.0
-    err = 0.0
-    start = math.floor(lo / w) * w
-    while start <= hi:
-        end = start + w  # the block holds start .. end − 1
-        last = end - 1.0 if end < 2.0 ** 53 else end  # its last integer (or, above 2⁵³, one past it)
-        if last <= split * (1.0 - 4.0 * U) and last <= m:
-            lw, lw_err = log_pmf_with_error(last, m, p)
-            pmax = math.exp(lw + lw_err) * (1.0 + 2.0 * U)
-        elif start >= split * (1.0 + 4.0 * U) + 1.0 and start >= 1.0:
-            lw, lw_err = log_pmf_with_error(start, m, p)
-            pmax = math.exp(lw + lw_err) * (1.0 + 2.0 * U)
-        elif start >= 1.0 and last <= m - 1.0:
-            smallest = min(start * (m - start), last * (m - last))
-            pmax = min(1.0, math.exp(stirlerr(m)) * math.sqrt(m / (2.0 * math.pi * smallest)) * (1.0 + 16.0 * U))
-        else:
-            pmax = 1.0
-        g, g_err = _group(mech, epsilon, a, min(last, m))  # δ_{M,k} is nondecreasing in k
-        term = w * pmax * (g + g_err) * (1.0 + 2.0 * U)
-        total, comp = _add(total, comp, term)
-        start = end
-    total = total + comp
-    return total, err + 2.0 * U * total
+def sums_for(group):
+    """(binomial_sum, block_sum) compiled for one group-profile function ``group(mech, ε, a, k)`` →
+    (δ_{M,k}(ε), its absolute error bound)."""
+
+    @njit
+    def block_sum(mech: int, epsilon: float, a: float, m: float, p: float, lo: float, hi: float):
+        """(an upper bound on Σ_{k=lo}^{hi} P{Bin(m, p) = k}·δ_{M,k}(ε), a bound on its absolute error) by at
+        most MAX_TERMS blocks of power-of-two width (see the comment above)."""
+        w = 1.0
+        while (hi - lo + 1.0) / w > MAX_TERMS or w < np.spacing(hi) * 2.0:
+            w *= 2.0
+        split = (m + 1.0) * p
+        total = 0.0
+        comp = 0.0
+        err = 0.0
+        start = math.floor(lo / w) * w
+        while start <= hi:
+            end = start + w  # the block holds start .. end − 1
+            last = end - 1.0 if end < 2.0 ** 53 else end  # its last integer (or, above 2⁵³, one past it)
+            if last <= split * (1.0 - 4.0 * U) and last <= m:
+                lw, lw_err = log_pmf_with_error(last, m, p)
+                pmax = math.exp(lw + lw_err) * (1.0 + 2.0 * U)
+            elif start >= split * (1.0 + 4.0 * U) + 1.0 and start >= 1.0:
+                lw, lw_err = log_pmf_with_error(start, m, p)
+                pmax = math.exp(lw + lw_err) * (1.0 + 2.0 * U)
+            elif start >= 1.0 and last <= m - 1.0:
+                smallest = min(start * (m - start), last * (m - last))
+                pmax = min(1.0, math.exp(stirlerr(m)) * math.sqrt(m / (2.0 * math.pi * smallest))
+                           * (1.0 + 16.0 * U))
+            else:
+                pmax = 1.0
+            g, g_err = group(mech, epsilon, a, min(last, m))  # δ_{M,k} is nondecreasing in k
+            term = w * pmax * (g + g_err) * (1.0 + 2.0 * U)
+            total, comp = _add(total, comp, term)
+            start = end
+        total = total + comp
+        return total, err + 2.0 * U * total
+
+    @njit
+    def binomial_sum(mech: int, epsilon: float, a: float, m: float, n: float):
+        """(Σ_{k=1}^{m} P{Bin(m, 1/n) = k}·δ_{M,k}(ε) unrounded, a bound on its absolute error), m ≥ 1.
+
+        The error bound is accumulated with the sum: each term w_k·δ_{M,k} carries the error of its log
+        weight (``log_pmf_with_error``, passed through exp), the group profile's own bound, and 2u for exp and
+        the product; compensated (Neumaier) summation adds ≤ 2u of the total.  The terms outside the Chernoff
+        window (``cutoffs``) are bounded by their tail probabilities, and the scan inside it stops by the
+        geometric rule below; both bounds are added to the value, so stopping early never lowers δ'.  Windows
+        wider than MAX_TERMS are summed by blocks (``block_sum``): at most ~2·10⁶ kernel steps for any m, n.
+        """
+        if n == 1.0:  # every draw is the differing record
+            return group(mech, epsilon, a, m)
+        p = 1.0 / n
+        odds = p / (1.0 - p)
+        lo, hi, tails = cutoffs(m, p)
+        if hi - lo + 1.0 > MAX_TERMS or hi >= 2.0 ** 53:
+            total, err = block_sum(mech, epsilon, a, m, p, lo, hi)
+            return total + tails, err + 2.0 * U * (total + tails)
+        mode = math.floor((m + 1.0) * p)
+        total = 0.0
+        comp = 0.0
+        err = 0.0
+        k = lo
+        while k <= hi:
+            lw, lw_err = log_pmf_with_error(k, m, p)
+            weight = math.exp(lw)
+            g, g_err = group(mech, epsilon, a, k)
+            term = weight * g
+            err += term * (math.expm1(lw_err) + 2.0 * U) + weight * math.exp(lw_err) * g_err
+            total, comp = _add(total, comp, term)
+            if k >= mode and k < m:
+                r = (m - k - 1.0) / (k + 2.0) * odds
+                if r < 1.0:
+                    lw1, lw1_err = log_pmf_with_error(k + 1.0, m, p)
+                    tail = math.exp(lw1 + lw1_err) / (1.0 - r) * (1.0 + 4.0 * U)
+                    if tail <= STOP * (total + comp):
+                        total = total + comp + tails
+                        return total + tail, err + 2.0 * U * total
+            k += 1.0
+        total = total + comp + tails
+        return total, err + 2.0 * U * total
+
+    return binomial_sum, block_sum
 
 
-@njit(cache=True)
+bare_binomial_sum, bare_block_sum = sums_for(bare_group)
+white_box_binomial_sum, white_box_block_sum = sums_for(white_box_group)
+
+
+@njit
 def binomial_sum(mech: int, epsilon: float, a: float, m: float, n: float):
-    """(Σ_{k=1}^{m} P{Bin(m, 1/n) = k}·δ_{M,k}(ε) unrounded, a bound on its absolute error), m ≥ 1.
+    """The sum for the group profile of ``mech`` (BARE: black-box; 0, 1: white-box), for callers from Python
+    (tests); each kernel calls its own ``*_binomial_sum``."""
+    if mech == BARE:
+        return bare_binomial_sum(mech, epsilon, a, m, n)
+    return white_box_binomial_sum(mech, epsilon, a, m, n)
 
-    The error bound is accumulated with the sum: each term w_k·δ_{M,k} carries the error of its log weight
-    (``log_pmf_with_error``, passed through exp), the group profile's own bound, and 2u for exp and the
-    product; compensated (Neumaier) summation adds ≤ 2u of the total.  The terms outside the Chernoff window
-    (``cutoffs``) are bounded by their tail probabilities, and the scan inside it stops by the geometric rule
-    below; both bounds are added to the value, so stopping early never lowers δ'.  Windows wider than
-    MAX_TERMS are summed by blocks (``block_sum``): at most ~2·10⁶ kernel steps for any m, n.
-    """
-    if n == 1.0:  # every draw is the differing record
-        return _group(mech, epsilon, a, m)
-    p = 1.0 / n
-    odds = p / (1.0 - p)
-    lo, hi, tails = cutoffs(m, p)
-    if hi - lo + 1.0 > MAX_TERMS or hi >= 2.0 ** 53:
-        total, err = block_sum(mech, epsilon, a, m, p, lo, hi)
-        return total + tails, err + 2.0 * U * (total + tails)
-    mode = math.floor((m + 1.0) * p)
-    total = 0.0
-    comp = 0.0
-    err = 0.0
-    k = lo
-    while k <= hi:
-        lw, lw_err = log_pmf_with_error(k, m, p)
-        weight = math.exp(lw)
-        g, g_err = _group(mech, epsilon, a, k)
-        term = weight * g
-        err += term * (math.expm1(lw_err) + 2.0 * U) + weight * math.exp(lw_err) * g_err
-        total, comp = _add(total, comp, term)
-        if k >= mode and k < m:
-            r = (m - k - 1.0) / (k + 2.0) * odds
-            if r < 1.0:
-                lw1, lw1_err = log_pmf_with_error(k + 1.0, m, p)
-                tail = math.exp(lw1 + lw1_err) / (1.0 - r) * (1.0 + 4.0 * U)
-                if tail <= STOP * (total + comp):
-                    total = total + comp + tails
-                    return total + tail, err + 2.0 * U * total
-        k += 1.0
-    total = total + comp + tails
-    return total, err + 2.0 * U * total
+
+@njit
+def block_sum(mech: int, epsilon: float, a: float, m: float, p: float, lo: float, hi: float):
+    """The block sum for the group profile of ``mech``, for callers from Python (tests)."""
+    if mech == BARE:
+        return bare_block_sum(mech, epsilon, a, m, p, lo, hi)
+    return white_box_block_sum(mech, epsilon, a, m, p, lo, hi)
 
 
 @njit(cache=True)
@@ -268,7 +304,7 @@ def delta_sum(epsilon: float, delta: float, m: float, n: float):
     """(δ' of T3 for a bare (ε, δ) unrounded, a bound on its absolute error)."""
     if is_exact_zero(epsilon, delta, m):
         return 0.0, 0.0
-    return binomial_sum(BARE, epsilon, delta, m, n)
+    return bare_binomial_sum(BARE, epsilon, delta, m, n)
 
 def delta(epsilon, delta, m, n):
     """T3/T4 δ' plus its running error bound, rounded up (an underflow to 0 is rounded up too), at most 1."""

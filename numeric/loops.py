@@ -1,0 +1,231 @@
+"""Cached ``@njit`` array loops around the float kernels: the array route of ``numeric.kernel``.
+
+Why loops instead of ``numba.vectorize``: a ``vectorize`` ufunc caches its kernel on disk but rebuilds the
+ufunc wrapper through LLVM in every new process (≈ 0.2 s per kernel); a loop compiled with ``cache=True``
+is loaded as machine code, kernel inlined, in a few milliseconds.
+
+One loop per kernel.  The loop's Python function is a copy of a fixed template below (``_serial_<arity>`` or,
+for ``parallel``, ``_parallel_<arity>``) with its own globals (``kernel`` = the kernel's ``@njit`` dispatcher,
+so numba calls it statically and inlines it), its own ``__qualname__`` (numba names the cache files after it:
+each kernel gets its own index file, so two processes filling the cache at once never share a data-file
+number) and a closure cell holding the kernel's spec and ``numeric.source_hash()``: numba hashes closure
+contents into the cache key, so a loop loaded from the cache is the one built for this kernel and these
+sources, even in a ``NUMBA_CACHE_DIR`` the user chose (where numba alone would not notice an edited kernel).
+
+The kernel is compiled exactly as ``numeric.scalar_kernel`` compiles it (``@njit(error_model="numpy",
+cache=True)``: a division by zero gives inf/NaN, as the ufunc did), so both routes run one compiled
+function and share its cache entry.  Loops take 1-D float64 arrays of any stride (layout "A"): a broadcast
+scalar is a stride-0 view, never a copy.
+
+``parallel=True`` gives the same loop over ``numba.prange`` (numba's threading layer, one chunk per core),
+compiled the first time it is asked for.  Each output element is the same kernel call on the same inputs,
+so the results are bit-identical to the serial loop's (tests/bounds/test_array_route.py).
+"""
+from __future__ import annotations
+
+import math
+import os
+import types
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+kernel: Any = None  # a placeholder: each loop's copy of a template has the real kernel in its own globals
+
+
+def _factory(tag: Any) -> Any:  # never called: its inner functions' code objects are the templates
+    def _serial_1(a0, out):
+        tag  # noqa: B018 -- a closure cell numba hashes into the cache key
+        for i in range(out.size):
+            out[i] = kernel(a0[i])  # the kernel: a global of each copy
+
+    def _serial_2(a0, a1, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = kernel(a0[i], a1[i])
+
+    def _serial_3(a0, a1, a2, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = kernel(a0[i], a1[i], a2[i])
+
+    def _serial_4(a0, a1, a2, a3, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i])
+
+    def _serial_5(a0, a1, a2, a3, a4, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i])
+
+    def _serial_6(a0, a1, a2, a3, a4, a5, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
+
+    def _parallel_1(a0, out):
+        tag  # noqa: B018
+        for i in prange(out.size):
+            out[i] = kernel(a0[i])
+
+    def _parallel_2(a0, a1, out):
+        tag  # noqa: B018
+        for i in prange(out.size):
+            out[i] = kernel(a0[i], a1[i])
+
+    def _parallel_3(a0, a1, a2, out):
+        tag  # noqa: B018
+        for i in prange(out.size):
+            out[i] = kernel(a0[i], a1[i], a2[i])
+
+    def _parallel_4(a0, a1, a2, a3, out):
+        tag  # noqa: B018
+        for i in prange(out.size):
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i])
+
+    def _parallel_5(a0, a1, a2, a3, a4, out):
+        tag  # noqa: B018
+        for i in prange(out.size):
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i])
+
+    def _parallel_6(a0, a1, a2, a3, a4, a5, out):
+        tag  # noqa: B018
+        for i in prange(out.size):
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
+
+    return locals()
+
+
+_TEMPLATES = {name: f for name, f in _factory(None).items() if name.startswith(("_serial_", "_parallel_"))}
+MAX_ARITY = 6
+
+
+def _threshold_from_environment() -> int | None:
+    """``AMPBOUNDS_PARALLEL_THRESHOLD``: arrays of at least this many points run the ``prange`` loop.  Unset
+    (the default), empty or ``off``: never — measured on a shared 2-core machine it did not pay
+    (benchmarks/README.md, "Parallel evaluation")."""
+    text = os.environ.get("AMPBOUNDS_PARALLEL_THRESHOLD", "").strip()
+    if text.lower() in ("", "off", "none"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"AMPBOUNDS_PARALLEL_THRESHOLD = {text!r} must be a positive integer (a number of "
+                         "points) or 'off'")
+    return value
+
+
+PARALLEL_THRESHOLD: int | None = _threshold_from_environment()  # None: the prange loop only on request
+
+
+def _cell(value: Any) -> types.CellType:
+    return types.CellType(value)
+
+
+def loop(dispatcher: Any, spec: str, nargs: int, parallel: bool, source_hash: str) -> Any:
+    """The cached ``@njit`` loop ``loop(a0, …, a_{nargs-1}, out)`` writing ``out[i] = kernel(a0[i], …)``."""
+    if not 1 <= nargs <= MAX_ARITY:
+        raise ValueError(f"numeric.loops: kernels of {nargs} arguments are not supported (1 to {MAX_ARITY})")
+    template = _TEMPLATES[f"{'_parallel_' if parallel else '_serial_'}{nargs}"]
+    module_name, _, function_name = spec.partition(":")
+    name = f"{'parallel' if parallel else 'serial'}_{module_name.replace('.', '_')}_{function_name}"
+    function = types.FunctionType(template.__code__, {"kernel": dispatcher, "prange": prange,
+                                                      "__builtins__": __builtins__},
+                                  name, None, (_cell((spec, source_hash)),))
+    function.__qualname__ = name
+    function.__module__ = __name__
+    return njit(error_model="numpy", cache=True, nogil=True, parallel=parallel)(function)
+
+
+class ArrayKernel:
+    """A kernel applied elementwise to broadcast float64 arrays, like the float64 ufunc it replaces.
+
+    Calling it with ``nargs`` scalars or arrays returns a float64 array of the broadcast shape (a numpy
+    float64 scalar when every argument is a scalar), each element the kernel's value at that point.  Arguments
+    of the full shape are passed as flat views, size-1 arguments as stride-0 views; only an argument
+    broadcast along some but not all axes is copied.  Arrays of at least ``PARALLEL_THRESHOLD`` points (None:
+    never) run the ``prange`` loop, compiled on first such call.
+    """
+
+    def __init__(self, dispatcher: Any, spec: str, nargs: int, source_hash: str) -> None:
+        self.spec, self.nargs = spec, nargs
+        self._dispatcher, self._hash = dispatcher, source_hash
+        self._serial = self._parallel = None
+
+    def __repr__(self) -> str:
+        return f"ArrayKernel({self.spec!r}, {self.nargs})"
+
+    def compiled(self, parallel: bool = False) -> Any:
+        """The loop's compiled entry point (built, or loaded from numba's cache, on first request)."""
+        attribute = "_parallel" if parallel else "_serial"
+        entry = getattr(self, attribute)
+        if entry is None:
+            from numba import types as nbtypes
+
+            dispatcher = loop(self._dispatcher, self.spec, self.nargs, parallel, self._hash)
+            vector = nbtypes.Array(nbtypes.float64, 1, "A")
+            signature = (vector,) * (self.nargs + 1)
+            dispatcher.compile(signature)
+            entry = dispatcher.overloads[signature].entry_point
+            setattr(self, attribute, entry)
+        return entry
+
+    def __call__(self, *args: Any, parallel: bool | None = None) -> Any:
+        if len(args) != self.nargs:
+            raise TypeError(f"{self.spec} takes {self.nargs} arguments ({len(args)} given)")
+        arrays = [np.asarray(a, dtype=np.float64) for a in args]
+        shape = np.broadcast_shapes(*[a.shape for a in arrays])
+        size = math.prod(shape)
+        flats = []
+        for a in arrays:
+            if a.shape == shape:
+                flats.append(a.reshape(-1))  # a view unless a is non-contiguous in more than one axis
+            elif a.size == 1:
+                flats.append(np.broadcast_to(a.reshape(-1), (size,)))  # stride 0, no copy
+            else:
+                flats.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
+        out = np.empty(size, dtype=np.float64)
+        if parallel is None:
+            parallel = PARALLEL_THRESHOLD is not None and size >= PARALLEL_THRESHOLD
+        self.compiled(parallel)(*flats, out)
+        return out.reshape(shape) if shape else out[0]
+
+
+def domain_bounds(lo: float, hi: float, lo_open: bool, hi_open: bool, integer: bool) -> tuple[float, float]:
+    """Closed float bounds [a, b] with ``a ≤ v ≤ b`` ⟺ v lies in the domain's interval (and is finite, for an
+    integer domain), for every double v; NaN fails both comparisons.
+
+    Why this is exact: no double lies strictly between ``lo`` and its successor ``nextafter(lo, +inf)``, so
+    v > lo ⟺ v ≥ successor (for lo = −inf the successor is −DBL_MAX: v > −inf ⟺ v ≥ −DBL_MAX); likewise
+    v < hi ⟺ v ≤ predecessor.  An open end at +inf below (or −inf above) admits nothing: NaN bounds.  Integer
+    domains exclude ±inf (``bounds._core`` refuses an infinite integer): the bounds are clamped to ±DBL_MAX.
+    """
+    a = float(lo) if not lo_open else (math.nan if lo == math.inf else math.nextafter(lo, math.inf))
+    b = float(hi) if not hi_open else (math.nan if hi == -math.inf else math.nextafter(hi, -math.inf))
+    if integer:
+        big = 1.7976931348623157e308
+        a = a if a != a else max(a, -big)
+        b = b if b != b else min(b, big)
+    return a, b
+
+
+@njit(cache=True, nogil=True)  # one specialisation: (read-only C-contiguous float64[:], float, float, bool)
+def in_domain(x, a, b, integer):  # pragma: no cover -- compiled
+    """True if every element v of ``x`` has a ≤ v ≤ b (so no NaN) and, if ``integer``, v = floor(v); with
+    ``domain_bounds`` this is exactly ``bounds._core``'s domain check.  One branch-free counting pass that
+    LLVM vectorises (≈ 0.25 ns/point); ``bounds._core`` looks for the first offender with numpy only when
+    this returns False, so the messages are built exactly as before."""
+    count = 0
+    if integer:
+        for i in range(x.size):
+            v = x[i]
+            count += (v >= a) & (v <= b) & (v == math.floor(v))
+    else:
+        for i in range(x.size):
+            v = x[i]
+            count += (v >= a) & (v <= b)
+    return count == x.size

@@ -1,0 +1,105 @@
+"""The array route (issue 14): cached @njit loops (numeric.loops) in place of numba.vectorize ufuncs, and the
+fused domain check of bounds._core.validate.  The scalar/array bit-identity over the accuracy grids is
+tests/bounds/test_contract.py::test_scalar_route_is_bit_identical_to_the_ufunc (which now runs the loops)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bounds import _core
+from numeric._generated.metadata import THEOREMS
+
+# every record domain, plus closed infinite ends of integer domains (none in the records yet; ±inf must still
+# be refused) and an empty open interval
+DOMAINS = sorted({p["domain"] for meta in THEOREMS.values() for p in meta["parameters"].values()}
+                 | {(0.0, math.inf, False, False, True), (-math.inf, math.inf, False, False, True),
+                    (math.inf, math.inf, True, False, False)}, key=repr)
+
+
+def _edges(domain: tuple) -> list[float]:
+    lo, hi = domain[0], domain[1]
+    values = [math.nan, math.inf, -math.inf, 0.0, -0.0, 0.5, 1.5, 2.0, 1e8, 1e8 + 1, 2.0 ** 53, 1e300, -1.0,
+              5e-324, 1e-12, math.nextafter(1e-12, 0.0), 1.7976931348623157e308, -1.7976931348623157e308]
+    for end in (lo, hi):
+        if math.isfinite(end):
+            values += [end, math.nextafter(end, math.inf), math.nextafter(end, -math.inf)]
+    return values
+
+
+def _numpy_accepts(array: np.ndarray, domain: tuple) -> bool:
+    """The reference: numpy's element tests, as _check_array spells them."""
+    lo, hi, lo_open, hi_open, integer = domain
+    ok = ~np.isnan(array) & ~(array <= lo if lo_open else array < lo) & ~(array >= hi if hi_open else array > hi)
+    if integer:
+        ok &= ~np.isinf(array) & (array == np.floor(array))
+    return bool(ok.all())
+
+
+@pytest.mark.parametrize("domain", DOMAINS, ids=repr)
+def test_fused_domain_check_agrees_with_numpy_element_by_element(domain):
+    """numeric.loops.in_domain with domain_bounds accepts exactly what numpy's comparisons accept, on every
+    domain of the records and the values where open/closed ends, infinities and integrality matter."""
+    for v in _edges(domain):
+        one = np.array([0.0, v, 0.0]) if _numpy_accepts(np.array([0.0]), domain) else np.array([v])
+        assert _core._in_domain(one, domain) == _numpy_accepts(one, domain), (domain, v)
+
+
+def test_validate_messages_unchanged_on_the_fused_path():
+    """Large arrays take the fused pass; a rejected one still reports its first NaN (before any earlier
+    out-of-domain element), else its first out-of-domain element, with the same text as small arrays."""
+    import bounds
+
+    n = _core._FUSED_MIN_SIZE + 5
+    eps = np.ones(n)
+    eps[7], eps[n - 2] = -1.0, math.nan
+    with pytest.raises(ValueError, match=r"poisson_subsampling: epsilon\[" + str(n - 2) + r"\] is NaN"):
+        bounds.poisson_subsampling(eps, 1e-6, 0.01)
+    eps[n - 2] = 1.0
+    with pytest.raises(ValueError, match=r"epsilon\[7\] = -1 is outside its domain \[0, inf\]"):
+        bounds.poisson_subsampling(eps, 1e-6, 0.01)
+    k = np.full((2, n), 2.0)
+    k[1, 3] = 2.5
+    with pytest.raises(ValueError, match=r"k\[1, 3\] = 2.5 must be an integer"):
+        bounds.group_privacy(0.1, 1e-6, k)
+
+
+def test_validate_does_not_copy_or_expose_float64_input():
+    x = np.linspace(0.1, 1.0, 10)
+    arrays = _core.validate("poisson_subsampling", "T1", epsilon=x, delta=1e-6, rate=0.1)
+    assert np.shares_memory(arrays["epsilon"], x) and not arrays["epsilon"].flags.writeable
+    assert x.flags.writeable
+
+
+def test_loops_broadcast_like_the_ufunc_bit_for_bit():
+    """The loop route against numba.vectorize (the route it replaces), on broadcast, strided, 0-d and empty
+    inputs: same shape, same bits (two kernels, so the test stays short)."""
+    from numba import vectorize
+
+    import numeric
+
+    rng = np.random.default_rng(14)
+    for spec, first in (("numeric._generated.subsampling:t1_epsilon", 10 ** rng.uniform(-3, 1, (6, 1))),
+                        ("numeric._generated.subsampling:t1_delta", 10 ** rng.uniform(-12, -3, (6, 1)))):
+        ufunc = vectorize(["float64(float64, float64)"])(numeric.scalar_function(spec))
+        loop = numeric.kernel(spec, 2)
+        rate = 10 ** rng.uniform(-6, 0, (1, 5))
+        wide = 10 ** rng.uniform(-6, 0, (6, 10))[:, ::2]  # non-contiguous
+        for args in ((first, rate), (first, 0.01), (0.5, rate), (first[:, 0], first[:, 0]), (first.T, wide.T),
+                     (first, wide), (np.empty((0, 3)), 0.1), (0.5, 0.01), (np.float64(2.0), np.array(0.3))):
+            ours, theirs = loop(*args), ufunc(*args)
+            assert np.shape(ours) == np.shape(theirs) and type(ours) is type(theirs)
+            assert np.array_equal(np.asarray(ours).view(np.int64), np.asarray(theirs).view(np.int64))
+
+
+def test_parallel_loop_is_bit_identical_to_the_serial_loop():
+    """The prange loop (opt-in for large arrays) gives the serial loop's bits, shape and broadcasting."""
+    import numeric
+
+    rng = np.random.default_rng(7)
+    loop = numeric.kernel("numeric._generated.subsampling:t1_delta", 2)
+    delta, rate = 10 ** rng.uniform(-12, -3, (300, 7)), 10 ** rng.uniform(-6, 0, 7)
+    serial, parallel = loop(delta, rate, parallel=False), loop(delta, rate, parallel=True)
+    assert parallel.shape == serial.shape == (300, 7)
+    assert np.array_equal(serial.view(np.int64), parallel.view(np.int64))
