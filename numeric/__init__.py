@@ -121,12 +121,12 @@ def kernel(spec: str, nargs: int) -> Any:
     """
     array_kernel = _UFUNCS.get(spec)
     if array_kernel is None:
-        from numeric import loops
+        jitted = scalar_kernel(spec)  # inlined into the loop; the same dispatcher serves the scalar route
+        from numeric import loops  # after scalar_kernel's _import_numba (numba's BLAS probe masked)
 
         global _SOURCE_HASH
         if _SOURCE_HASH is None:
             _SOURCE_HASH = source_hash()
-        jitted = scalar_kernel(spec)  # inlined into the loop; the same dispatcher serves the scalar route
         array_kernel = _UFUNCS[spec] = loops.ArrayKernel(jitted, spec, nargs, _SOURCE_HASH)
     return array_kernel
 
