@@ -29,7 +29,11 @@ import types
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+
+from numeric import _import_numba
+
+_import_numba()  # numba without its BLAS probe importing scipy.linalg, whoever imports this module first
+from numba import njit, prange  # noqa: E402
 
 kernel: Any = None  # a placeholder: each loop's copy of a template has the real kernel in its own globals
 
