@@ -21,7 +21,7 @@ Integration by parts gives 2M_1 = 2/√π − 2xM_0 and 2M_n = (n − 1)M_{n−2
 the recurrence is run forward from M_0, M_1 (for x ≤ 0 every term is positive); for x > 1 the ratios
 r_n = M_n/M_{n−1} come from the backward recurrence r_{n−1} = (n − 1)/(2x + 2r_n) (M_n is the minimal
 solution, n! e^{x²} iⁿerfc(x); every term is positive), started far enough out that the start value
-does not matter (N ≈ 100 + 450/x²).  The series is used only when erfcx(x + h) > ¾·erfcx(x); then its terms decrease at
+within a proven bracket (``_series_backward``: Cauchy–Schwarz bounds on the start value, monotone steps).  The series is used only when erfcx(x + h) > ¾·erfcx(x); then its terms decrease at
 least geometrically (ratio ≲ max(2h, h/x) < ½) and the alternating sum loses at most a bit or two.
 
 Accuracy is measured against mpmath in ``proofs_checks.profiles_checks`` and ``tests/numeric/test_erfcx.py``.
@@ -103,34 +103,82 @@ def _series_forward(x: float, h: float, m0: float) -> float:
     return total
 
 
+# Backward-recurrence start (``_series_backward``): s_N = 2M_N/M_{N−1} lies in [ℓ_N, σ_N] (proven there); the
+# start bounds are widened by START_WIDEN (relative) so that their own float rounding (a few 2⁻⁵³) cannot
+# move them inside the true value; the sweep is accepted when the tracked bracket is ≤ BRACKET_TOL (relative).
+START_WIDEN = 2.0 ** -40
+BRACKET_TOL = 2.0 ** -57
+
+
 @njit(cache=True)
 def _series_backward(x: float, h: float, m0: float) -> float:
     """The same series with r_n = M_n/M_{n−1} by the backward recurrence (x > 1), summed inside that loop.
 
-    Number of terms: r_{n−1} = (n − 1)/(2x + 2r_n) ≤ (n − 1)/(2x), so the term ratio t_{n+1}/t_n = 2h·r_{n+1}/(n + 1)
-    is at most ρ = h/x, and ρ < 1/3 where the series is used (erfcx(x + h) > ¾erfcx(x) and erfcx(x) ≤ 1/(x√π)·…
+    Number of terms: with s_n = 2r_n = 2M_n/M_{n−1}, the recurrence 2M_n = (n − 1)M_{n−2} − 2xM_{n−1} reads
+    s_{n−1} = 2(n − 1)/(2x + s_n), so s_n ≤ n/x; the term ratio t_{n+1}/t_n = h·s_{n+1}/(n + 1) is at most
+    ρ = h/x, and ρ < 1/3 where the series is used (erfcx(x + h) > ¾erfcx(x) and erfcx(x) ≤ 1/(x√π)·…
     force h < x/3).  The alternating sum after K terms is off by at most t_{K+1} ≤ t_1ρ^K, while the sum is at
-    least t_1(1 − ρ); K = ⌈(60 ln 2 + ln(1/(1 − ρ)))/ln(1/ρ)⌉ + 1 ≤ 40 keeps that below 2⁻⁶⁰ of the sum
-    (the fixed 60 terms before needed the same stop, found by testing each term).
-    Horner form: S = t_1·(1 − u_2(1 − u_3(1 − … u_K))), u_n = 2h·r_n/n, accumulated as r_n comes out of the
-    backward recurrence, so no array is allocated.
-    Start: the start value's influence decays like exp(−c·x·√N): N ≈ 400/x² suffices for 2⁻⁵⁶ (measured
-    against mpmath from x = 0.5 to 10); K + 40 + 450/x² leaves the same margin above the last used index as
-    before.
+    least t_1(1 − ρ); K = ⌈(60 ln 2 + ln(1/(1 − ρ)))/ln(1/ρ)⌉ + 1 ≤ 40 keeps that below 2⁻⁶⁰ of the sum.
+    Horner form: S = t_1·(1 − u_2(1 − u_3(1 − … u_K))), u_n = h·s_n/n ≤ ρ, accumulated as s_n comes out of
+    the backward recurrence, so no array is allocated.
+
+    **Start: a proven bracket, tracked down the sweep (no measured constant).**  M_n = ∫tⁿ dμ for a positive
+    measure μ, so by Cauchy–Schwarz M_n² ≤ M_{n−1}M_{n+1}, i.e. s_n ≤ s_{n+1}.  Then
+    s_N(2x + s_N) ≤ s_N(2x + s_{N+1}) = 2N gives s_N ≤ σ_N = 2N/(x + √(x² + 2N)), and
+    s_N = 2N/(2x + s_{N+1}) ≥ ℓ_N = 2N/(2x + σ_{N+1}).  The sweep starts from a = σ_N (widened up by 2⁻⁴⁰,
+    ℓ_N widened down, so the float rounding of the two bounds, ≤ 4·2⁻⁵³, cannot put them inside the true
+    value; the true bracket is ≈ 1/(2N) wide).  Let the exact value of the sweep at level k + 1 be a and the
+    true s_{k+1} lie within W = w·a of it.  The step g(t) = 2k/(2x + t) maps both to level k, where
+    |g(a) − g(b)| = 2k|a − b|/((2x + a)(2x + b)) ≤ g(a)·W/(2x + a − W), so the relative width becomes
+        w' ≤ w·a/(2x + a − wa) ≤ w·c·(1 + 2w),   c = a/(2x + a) = a·d,  d = 1/(2x + a)   (w ≤ ½).
+    This holds while w ≤ ½ (1/(1 − y) ≤ 1 + 2y for 0 ≤ y ≤ ½), so the sweep tracks w by that product (d is
+    the step's own reciprocal, s_k = 2k·d) and its maximum.  In floats each factor carries ≤ 3u relative, a
+    factor (1 + 3u)^N < 1 + 10⁻¹⁰ for the N < 10⁵ used here, so the check w_K ≤ 2⁻⁵⁷ (with max w ≤ ½) bounds
+    the truncation of s_K by 2⁻⁵⁷(1 + 10⁻¹⁰) relative; below K the relative width only shrinks (the factor
+    c(1 + 2w) < 1 for w ≤ 2⁻⁵⁷), so every s_n, n ≤ K, has that truncation bound too — derived, not measured.
+    If the check fails, N − K is doubled
+    and the sweep repeated.  The initial N = K + ⌈5.84 + (73.2 + 2.18K)/x + (127.9 + 0.394K)/x²⌉ only sets the
+    speed: it was fitted (5 % + 1 above) to the smallest N passing this check for 1 ≤ x ≤ 80, 1 ≤ K ≤ 41
+    (about half the former measured start 40 + 450/x² + K); where it is too small the sweep is repeated,
+    never is accuracy lost.
+
+    Float rounding (covered by the kernels' budgets): a relative error η in s_k becomes c·η in s_{k−1},
+    c = s_k/(2x + s_k) ≤ (V − x)/(V + x) ≤ exp(−2x/V), V = √(x² + 2k) (s_k ≤ σ_k); each step adds ≤ 3u
+    (u = 2⁻⁵³: the sum, 1/(·), 2k·d).  So s_n carries ≤ 3u(1 + Σ_{j≥1} Π_{i<j} c_{n+i}) ≤ 3u·5.36 ≈ 16u for
+    x ≥ 1, n ≤ 41 (the sum evaluated with the exp bound; worst at x = 1, n = 41); the start's own error
+    contracts the same way and is inside the bracket.
     """
     rho = min(h / x, 1.0 / 3.0)
     nterms = int((41.6 + math.log(1.0 / (1.0 - rho))) / math.log(1.0 / rho)) + 2 if rho > 0.0 else 1
-    start = nterms + 40 + int(450.0 / (x * x))
-    r = 0.0
+    c = 1.0 / x
+    kk = float(nterms)
+    steps = float(int(5.84 + c * (73.2 + 2.18 * kk) + c * c * (127.9 + 0.394 * kk)) + 1)
+    two_x = 2.0 * x
+    s = 0.0
+    for _ in range(30):
+        top = kk + steps
+        s = 2.0 * top / (x + math.sqrt(x * x + 2.0 * top)) * (1.0 + START_WIDEN)  # ≥ σ_N
+        sigma_next = 2.0 * (top + 1.0) / (x + math.sqrt(x * x + 2.0 * top + 2.0))
+        low = 2.0 * top / (two_x + sigma_next * (1.0 + START_WIDEN)) * (1.0 - START_WIDEN)  # ≤ ℓ_N
+        w = (s - low) / s * (1.0 + START_WIDEN)
+        w_max = w
+        k = top
+        while k > kk:
+            k -= 1.0
+            d = 1.0 / (two_x + s)
+            w = w * (s * d) * (1.0 + 2.0 * w)
+            w_max = max(w_max, w)
+            s = 2.0 * k * d
+        if w <= BRACKET_TOL and w_max <= 0.5:
+            break
+        steps *= 2.0
     acc = 1.0
-    k = start
-    while k >= 2:
-        r = (k - 1.0) / (2.0 * x + 2.0 * r)  # r_{k−1}
-        n = k - 1
-        if 2 <= n <= nterms:
-            acc = 1.0 - 2.0 * h * r / n * acc
-        k -= 1
-    return m0 * 2.0 * h * r * acc
+    k = kk
+    while k >= 2.0:  # s holds s_k
+        acc = 1.0 - h * s / k * acc
+        k -= 1.0
+        s = 2.0 * k / (two_x + s)
+    return m0 * h * s * acc
 
 
 @njit(cache=True)
