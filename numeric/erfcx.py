@@ -105,89 +105,161 @@ def _series_forward(x: float, h: float, m0: float) -> float:
 
 # Backward-recurrence start (``_series_backward``): s_N = 2M_N/M_{N−1} lies in [ℓ_N, σ_N] (proven there); the
 # start bounds are widened by START_WIDEN (relative) so that their own float rounding (a few 2⁻⁵³) cannot
-# move them inside the true value; the sweep is accepted when the tracked bracket is ≤ BRACKET_TOL (relative).
+# move them inside the true value; the sweep is accepted when the proven bracket is ≤ BRACKET_TOL (relative).
 START_WIDEN = 2.0 ** -40
 BRACKET_TOL = 2.0 ** -57
+BIG = 2.0 ** 600  # rescaling threshold of the division-free sweep (exact power-of-two rescaling)
+DIFF_ASYMPTOTIC_FROM = 7.0  # x from which erfcx_diff uses the expansion of e^{−t²} (``_diff_asymptotic``)
 
 
 @njit(cache=True)
 def _series_backward(x: float, h: float, m0: float) -> float:
-    """The same series with r_n = M_n/M_{n−1} by the backward recurrence (x > 1), summed inside that loop.
+    """The same series with r_n = M_n/M_{n−1} by the backward recurrence (1 < x < 7), summed inside that loop.
 
     Number of terms: with s_n = 2r_n = 2M_n/M_{n−1}, the recurrence 2M_n = (n − 1)M_{n−2} − 2xM_{n−1} reads
     s_{n−1} = 2(n − 1)/(2x + s_n), so s_n ≤ n/x; the term ratio t_{n+1}/t_n = h·s_{n+1}/(n + 1) is at most
     ρ = h/x, and ρ < 1/3 where the series is used (erfcx(x + h) > ¾erfcx(x) and erfcx(x) ≤ 1/(x√π)·…
     force h < x/3).  The alternating sum after K terms is off by at most t_{K+1} ≤ t_1ρ^K, while the sum is at
     least t_1(1 − ρ); K = ⌈(60 ln 2 + ln(1/(1 − ρ)))/ln(1/ρ)⌉ + 1 ≤ 40 keeps that below 2⁻⁶⁰ of the sum.
-    Horner form: S = t_1·(1 − u_2(1 − u_3(1 − … u_K))), u_n = h·s_n/n ≤ ρ, accumulated as s_n comes out of
-    the backward recurrence, so no array is allocated.
+    Horner form: S = t_1·(1 − u_2(1 − u_3(1 − … u_K))), u_n = h·s_n/n ≤ ρ.
 
-    **Start: a proven bracket, tracked down the sweep (no measured constant).**  M_n = ∫tⁿ dμ for a positive
-    measure μ, so by Cauchy–Schwarz M_n² ≤ M_{n−1}M_{n+1}, i.e. s_n ≤ s_{n+1}.  Then
-    s_N(2x + s_N) ≤ s_N(2x + s_{N+1}) = 2N gives s_N ≤ σ_N = 2N/(x + √(x² + 2N)), and
-    s_N = 2N/(2x + s_{N+1}) ≥ ℓ_N = 2N/(2x + σ_{N+1}).  The sweep starts from a = σ_N (widened up by 2⁻⁴⁰,
-    ℓ_N widened down, so the float rounding of the two bounds, ≤ 4·2⁻⁵³, cannot put them inside the true
-    value; the true bracket is ≈ 1/(2N) wide).  Let the exact value of the sweep at level k + 1 be a and the
-    true s_{k+1} lie within W = w·a of it.  The step g(t) = 2k/(2x + t) maps both to level k, where
-    |g(a) − g(b)| = 2k|a − b|/((2x + a)(2x + b)) ≤ g(a)·W/(2x + a − W), so the relative width becomes
-        w' ≤ w·a/(2x + a − wa) ≤ w·c·(1 + 2w),   c = a/(2x + a) = a·d,  d = 1/(2x + a)   (w ≤ ½).
-    This holds while w ≤ ½ (1/(1 − y) ≤ 1 + 2y for 0 ≤ y ≤ ½), so the sweep tracks w by that product (d is
-    the step's own reciprocal, s_k = 2k·d) and its maximum.  In floats each factor carries ≤ 3u relative, a
-    factor (1 + 3u)^N < 1 + 10⁻¹⁰ for the N < 10⁵ used here, so the check w_K ≤ 2⁻⁵⁷ (with max w ≤ ½) bounds
-    the truncation of s_K by 2⁻⁵⁷(1 + 10⁻¹⁰) relative; below K the relative width only shrinks (the factor
-    c(1 + 2w) < 1 for w ≤ 2⁻⁵⁷), so every s_n, n ≤ K, has that truncation bound too — derived, not measured.
-    If the check fails, N − K is doubled
-    and the sweep repeated.  The initial N = K + ⌈5.84 + (73.2 + 2.18K)/x + (127.9 + 0.394K)/x²⌉ only sets the
-    speed: it was fitted (5 % + 1 above) to the smallest N passing this check for 1 ≤ x ≤ 80, 1 ≤ K ≤ 41
-    (about half the former measured start 40 + 450/x² + K); where it is too small the sweep is repeated,
-    never is accuracy lost.
+    **Division-free form.**  s_n = p_n/q_n with p_n = 2n·q_{n+1}, q_n = 2x·q_{n+1} + p_{n+1} (the step
+    s ↦ 2n/(2x + s) as a linear map); scaled by (2x)^{N−n} (P_n = p_n/(2x)^{N−n+1}, Q_n = q_n/(2x)^{N−n},
+    z = 1/(2x²)) it is P_n = n·z·Q_{n+1}, Q_n = Q_{n+1} + P_{n+1}, s_n = 2x·P_n/Q_n: a multiply and an add per
+    level instead of a division (whose latency dominated), with exact power-of-two rescaling of (P, Q) above
+    2⁶⁰⁰.  The Horner sum in the same scale: with A_n = acc_n·Q_n, u_n = h·s_n/n = (h/x)·Q_{n+1}/Q_n gives
+    A_n = Q_n − (h/x)·A_{n+1} (A_{K+1} = Q_{K+1}), each step subtracting at most ρ ≤ 1/3 of Q_n, and
+    S = m0·(h/x)·A_2/Q_1.
+
+    **Start: a proven bracket (no measured constant).**  M_n = ∫tⁿ dμ for a positive measure μ, so by
+    Cauchy–Schwarz M_n² ≤ M_{n−1}M_{n+1}, i.e. s_n ≤ s_{n+1}.  Then s_N(2x + s_N) ≤ s_N(2x + s_{N+1}) = 2N gives
+    s_N ≤ σ_N = 2N/(x + √(x² + 2N)), and s_N = 2N/(2x + s_{N+1}) ≥ ℓ_N = 2N/(2x + σ_{N+1}); both are widened
+    outward by 2⁻⁴⁰ so that their own rounding (≤ 4·2⁻⁵³) cannot put them inside the true value (the true
+    bracket is ≈ 1/(2N) wide).  The sweep from level N to level L is a nonnegative 2×2 matrix M acting on
+    (τ, 1), τ = s_N/(2x), with determinant Δ = Π_{k=L}^{N−1}(−kz); for starts τ_lo ≤ τ_hi the ratios
+    t = P/Q at level L differ by |Δ|(τ_hi − τ_lo)/(Q(τ_hi)Q(τ_lo)), and Q(τ_lo) ≥ (τ_lo/τ_hi)Q(τ_hi) (the
+    entries are ≥ 0), so relative to t(τ_hi) = P/Q the true s_L (between the two) is within
+        w = |Δ|·(τ_hi − τ_lo)·(τ_hi/τ_lo)/(P·Q).
+    The sweep runs from τ_hi; w is evaluated once at level K + 1 (|Δ| tracked as a rescaled product).  Below
+    K + 1 the relative width only shrinks (with endpoints a < b at level k + 1, width/min s at level k is
+    (b − a)/(2x + a) < (b − a)/a).  The check w ≤ 2⁻⁵⁷ (the float evaluation of w is within a factor
+    1 + 10⁻¹⁰ of it for N < 10⁵) therefore bounds the truncation error of every s_n, n ≤ K, by 2⁻⁵⁷ — derived,
+    not measured.  If it fails, N − K is doubled and the sweep repeated.  The initial
+    N = K + ⌈5.84 + (73.2 + 2.18K)/x + (127.9 + 0.394K)/x²⌉ only sets the speed: it was fitted (5 % + 1 above)
+    to the smallest N passing a (slightly weaker) form of this check for 1 ≤ x ≤ 80, 1 ≤ K ≤ 41 (about half the
+    former measured start 40 + 450/x² + K); where it is too small the sweep is repeated, never is accuracy
+    lost.
 
     Float rounding (covered by the kernels' budgets): a relative error η in s_k becomes c·η in s_{k−1},
     c = s_k/(2x + s_k) ≤ (V − x)/(V + x) ≤ exp(−2x/V), V = √(x² + 2k) (s_k ≤ σ_k); each step adds ≤ 3u
-    (u = 2⁻⁵³: the sum, 1/(·), 2k·d).  So s_n carries ≤ 3u(1 + Σ_{j≥1} Π_{i<j} c_{n+i}) ≤ 3u·5.36 ≈ 16u for
-    x ≥ 1, n ≤ 41 (the sum evaluated with the exp bound; worst at x = 1, n = 41); the start's own error
-    contracts the same way and is inside the bracket.
+    (u = 2⁻⁵³: k·z, the product, the sum).  So s_n carries ≤ 3u(1 + Σ_{j≥1} Π_{i<j} c_{n+i}) ≤ 3u·5.36 ≈ 16u
+    for x ≥ 1, n ≤ 41 (the sum evaluated with the exp bound; worst at x = 1, n = 41), plus ≤ 2u from the
+    rounding of z (one relative change of all coefficients).
     """
     rho = min(h / x, 1.0 / 3.0)
     nterms = int((41.6 + math.log(1.0 / (1.0 - rho))) / math.log(1.0 / rho)) + 2 if rho > 0.0 else 1
-    c = 1.0 / x
+    inv_x = 1.0 / x
     kk = float(nterms)
-    steps = float(int(5.84 + c * (73.2 + 2.18 * kk) + c * c * (127.9 + 0.394 * kk)) + 1)
+    steps = float(int(5.84 + inv_x * (73.2 + 2.18 * kk) + inv_x * inv_x * (127.9 + 0.394 * kk)) + 1)
     two_x = 2.0 * x
-    s = 0.0
+    z = 0.5 / (x * x)
+    big_inv = 1.0 / BIG
+    pp = 0.0
+    qq = 1.0
     for _ in range(30):
         top = kk + steps
-        s = 2.0 * top / (x + math.sqrt(x * x + 2.0 * top)) * (1.0 + START_WIDEN)  # ≥ σ_N
+        s_hi = 2.0 * top / (x + math.sqrt(x * x + 2.0 * top)) * (1.0 + START_WIDEN)  # ≥ σ_N
         sigma_next = 2.0 * (top + 1.0) / (x + math.sqrt(x * x + 2.0 * top + 2.0))
-        low = 2.0 * top / (two_x + sigma_next * (1.0 + START_WIDEN)) * (1.0 - START_WIDEN)  # ≤ ℓ_N
-        w = (s - low) / s * (1.0 + START_WIDEN)
-        w_max = w
+        s_lo = 2.0 * top / (two_x + sigma_next * (1.0 + START_WIDEN)) * (1.0 - START_WIDEN)  # ≤ ℓ_N
+        pp = s_hi / two_x
+        qq = 1.0
+        det = 1.0
+        e_pq = 0  # (P, Q) were multiplied by BIG^−e_pq
+        e_det = 0  # |Δ| = det·BIG^e_det
         k = top
-        while k > kk:
+        while k > kk + 1.0:
             k -= 1.0
-            d = 1.0 / (two_x + s)
-            w = w * (s * d) * (1.0 + 2.0 * w)
-            w_max = max(w_max, w)
-            s = 2.0 * k * d
-        if w <= BRACKET_TOL and w_max <= 0.5:
+            pp, qq = k * z * qq, qq + pp
+            det *= k * z
+            if qq > BIG:
+                pp *= big_inv
+                qq *= big_inv
+                e_pq += 1
+            if det > BIG:
+                det *= big_inv
+                e_det += 1
+            elif det < big_inv:
+                det *= BIG
+                e_det -= 1
+        # w = |Δ|(τ_hi − τ_lo)(τ_hi/τ_lo)/(P·Q), the unscaled P·Q being pp·qq·BIG^{2e_pq}
+        w = det * ((s_hi - s_lo) / two_x) * (s_hi / s_lo) / pp / qq * (1.0 + 1e-10)
+        if math.ldexp(w, 600 * (e_det - 2 * e_pq)) <= BRACKET_TOL:
             break
         steps *= 2.0
-    acc = 1.0
+    acc = qq  # A_{K+1} = Q_{K+1}
+    ratio = h * inv_x
     k = kk
-    while k >= 2.0:  # s holds s_k
-        acc = 1.0 - h * s / k * acc
+    while k >= 2.0:
+        pp, qq = k * z * qq, qq + pp
+        acc = qq - ratio * acc
         k -= 1.0
-        s = 2.0 * k / (two_x + s)
-    return m0 * h * s * acc
+    qq = qq + pp  # Q_1
+    return m0 * ratio * acc / qq
+
+
+@njit(cache=True)
+def _diff_asymptotic(x: float, h: float) -> float:
+    """erfcx(x) − erfcx(x + h) for x ≥ 7 and every h > 0 (x + h finite), with no erfcx evaluation.
+
+    (2/√π)∫₀^∞ e^{−t²}e^{−2xt}(1 − e^{−2ht}) dt with e^{−t²} = Σ_{j<J}(−t²)^j/j! + R_J, where R_J has the sign
+    (−1)^J and |R_J| ≤ t^{2J}/J! (alternating Taylor series of e^{−v}, v ≥ 0), and
+    ∫₀^∞ t^m e^{−2xt}(1 − e^{−2ht}) dt = m!/(2x)^{m+1}·B_{m+1}, B_m = 1 − r^m, r = x/(x + h), gives
+        erfcx(x) − erfcx(x + h) = (1/(x√π))·Σ_{j<J}(−1)^j c_j B_{2j+1} + E_J,   c_j = (2j)!/(j!(2x²)^j)·…
+    (c_0 = 1, c_{j+1} = c_j(2j + 1)/(2x²)), with |E_J| ≤ (1/(x√π))c_J B_{2J+1}: the first omitted term bounds
+    the error — a proven truncation, with no series convergence needed.  B_{m+2} = B_m + r^m(1 − r)(1 + r)
+    adds positive terms (no cancellation as h → 0; B_1 = h/(x + h) directly), and B_{m+2}/B_m ≤ (m + 2)/m (the
+    added r^m, r^{m+1} are below the mean of 1, …, r^{m−1}), so the terms shrink by ≤ (2j + 3)/(2x²) per step
+    and the sum is ≥ (1/(x√π))B_1(1 − 3/(2x²)) ≥ 0.969·(1/(x√π))B_1 for x ≥ 7.  The loop stops at the first
+    term ≤ 2⁻⁵⁷·0.96·B_1 (reached by j = 29 at x = 7, fewer above: Π_{j<J}(2j + 3)/(2x²) ≤ 2⁻⁵⁷·0.969).
+    Float rounding: B_1, r, 1/(x√π) ≤ 2u each (u = 2⁻⁵³); the j-th tail term ≤ (2j + 1)·4u relative, weighted
+    by its size ≤ (2j + 1)!!/(2x²)^j·B_1 this is ≤ 0.4u of the sum; the tail (≤ 0.031 of the sum) adds ≤ 40
+    roundings of itself (≤ 1.3u); the last subtraction and product 2u: ≤ 7.5u/0.969 < 8u relative in all.
+    """
+    xh = x + h
+    b1 = h / xh  # B_1 = 1 − r, without cancellation
+    r = x / xh
+    r2 = r * r
+    gap = b1 * (1.0 + r)  # 1 − r²
+    z = 0.5 / (x * x)
+    stop = 2.0 ** -57 * 0.96 * b1
+    c = 1.0
+    b = b1
+    rm = r  # r^{2j+1}
+    tail = 0.0  # Σ_{j≥1} (−1)^{j+1} c_j B_{2j+1}
+    sign = 1.0
+    j = 0.0
+    while j < 45.0:
+        c *= (2.0 * j + 1.0) * z
+        b += rm * gap
+        rm *= r2
+        term = c * b
+        if term <= stop:
+            break
+        tail += sign * term
+        sign = -sign
+        j += 1.0
+    return INV_SQRT_PI / x * (b1 - tail)
 
 
 @njit(cache=True)
 def erfcx_diff(x: float, h: float) -> float:
     """erfcx(x) − erfcx(x + h) for h ≥ 0, with no catastrophic cancellation (module docstring)."""
-    f0 = erfcx(x)
-    f1 = erfcx(x + h)
     if h == 0.0:
         return 0.0
+    if x >= DIFF_ASYMPTOTIC_FROM and h > 0.0 and x + h < np.inf:
+        return _diff_asymptotic(x, h)
+    f0 = erfcx(x)
+    f1 = erfcx(x + h)
     if f1 <= SERIES_RATIO * f0 or not math.isfinite(f0):
         return f0 - f1
     if x <= BACKWARD_FROM:
