@@ -40,6 +40,8 @@ INV_SQRT_PI = 0.5641895835477563  # 1/√π (correctly rounded)
 SERIES_RATIO = 0.75  # erfcx(x + h)/erfcx(x) above which erfcx_diff sums the series
 SERIES_STOP = 2.0 ** -60
 BACKWARD_FROM = 1.0  # x above which M_n/M_{n−1} come from the backward recurrence
+RECIPROCALS = 1.0 / np.maximum(np.arange(64.0), 1.0)  # 1/n rounded to nearest (n ≥ 1)
+LN_FOUR_THIRDS = 0.2876  # < ln(4/3): h/x below it puts erfcx(x + h) > ¾·erfcx(x) for x > 0 (``erfcx_diff``)
 
 
 @njit(cache=True)
@@ -86,14 +88,17 @@ def _series_forward(x: float, h: float, m0: float) -> float:
     """Σ_{n≥1} (−1)^{n+1}(2h)ⁿ M_n/n! with M_n by the forward recurrence (x ≤ 1)."""
     m_prev = m0
     m_cur = INV_SQRT_PI - x * m0
-    coef = 2.0 * h  # (2h)^n / n!
+    two_h = 2.0 * h
+    coef = two_h  # (2h)^n / n!
     total = coef * m_cur
     sign = -1.0
     n = 2.0
     while n < 200.0:
         m_next = 0.5 * ((n - 1.0) * m_prev - 2.0 * x * m_cur)
         m_prev, m_cur = m_cur, m_next
-        coef *= 2.0 * h / n
+        # 1/n from a table (a division per term was the loop's latency); one more rounding (≤ u) per term
+        # of a geometrically decreasing series
+        coef *= two_h * (RECIPROCALS[int(n)] if n < 64.0 else 1.0 / n)
         term = coef * m_cur
         total += sign * term
         if abs(term) < SERIES_STOP * abs(total):
@@ -259,6 +264,10 @@ def erfcx_diff(x: float, h: float) -> float:
     if x >= DIFF_ASYMPTOTIC_FROM and h > 0.0 and x + h < np.inf:
         return _diff_asymptotic(x, h)
     f0 = erfcx(x)
+    if x > BACKWARD_FROM and h <= LN_FOUR_THIRDS * x:
+        # −d ln erfcx/dt = 2M_1/M_0 = s_1 ≤ 1/t (see _series_backward), so erfcx(x + h) ≥ e^{−h/x}erfcx(x) > ¾erfcx(x):
+        # the series region, known without evaluating erfcx(x + h); h/x < 1/3 as the series needs
+        return _series_backward(x, h, f0)
     f1 = erfcx(x + h)
     if f1 <= SERIES_RATIO * f0 or not math.isfinite(f0):
         return f0 - f1
