@@ -18,11 +18,16 @@ subtraction when h is small relative to the scale on which erfcx varies (SPEC T9
 M_n(x) = (2/√π)∫₀^∞ tⁿ e^{−t² − 2xt} dt (so M_0 = erfcx(x) and erfcx⁽ⁿ⁾ = (−2)ⁿ M_n),
     erfcx(x) − erfcx(x + h) = (2/√π)∫₀^∞ e^{−t² − 2xt}(1 − e^{−2ht}) dt = Σ_{n≥1} (−1)^{n+1} (2h)ⁿ M_n/n!.
 Integration by parts gives 2M_1 = 2/√π − 2xM_0 and 2M_n = (n − 1)M_{n−2} − 2xM_{n−1} (n ≥ 2).  For x ≤ 1
-the recurrence is run forward from M_0, M_1 (for x ≤ 0 every term is positive); for x > 1 the ratios
-r_n = M_n/M_{n−1} come from the backward recurrence r_{n−1} = (n − 1)/(2x + 2r_n) (M_n is the minimal
-solution, n! e^{x²} iⁿerfc(x); every term is positive), started far enough out that the start value
-within a proven bracket (``_series_backward``: Cauchy–Schwarz bounds on the start value, monotone steps).  The series is used only when erfcx(x + h) > ¾·erfcx(x); then its terms decrease at
-least geometrically (ratio ≲ max(2h, h/x) < ½) and the alternating sum loses at most a bit or two.
+the recurrence is run forward from M_0, M_1 (for x ≤ 0 every term is positive); for 1 < x < 7 the ratios
+s_n = 2M_n/M_{n−1} come from the backward recurrence s_{n−1} = 2(n − 1)/(2x + s_n) (M_n is the minimal
+solution, n! e^{x²} iⁿerfc(x); every term is positive), run division-free from a start N whose truncation
+error is bounded by a proven bracket (``_series_backward``: Cauchy–Schwarz bounds on s_N, the sweep's
+determinant), not by a measured constant.  The series is used only when erfcx(x + h) > ¾·erfcx(x) (for x > 1
+known without evaluating erfcx(x + h) when h/x < ln(4/3), since −d ln erfcx/dx ≤ 1/x); then its terms
+decrease at least geometrically (ratio ≲ max(2h, h/x) < ½) and the alternating sum loses at most a bit or two.
+Elsewhere (f(x + h) ≤ ¾f(x)) the direct difference loses at most two bits.  For x ≥ 7 (any h > 0) the
+expansion of e^{−t²} under the integral above gives an alternating sum with a proven truncation bound and a
+derived float error < 8u, with no erfcx evaluation at all (``_diff_asymptotic``).
 
 Accuracy is measured against mpmath in ``proofs_checks.profiles_checks`` and ``tests/numeric/test_erfcx.py``.
 """

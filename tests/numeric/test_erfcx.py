@@ -62,3 +62,47 @@ def test_erfcx_diff_small_step_series():
             f2 = 2 * f + 2 * xm * f1
             exact = -f1 * h - f2 * h * h / 2
             assert abs(mpf(erfcx_diff(x, h)) / exact - 1) < 1e-14
+
+
+def _diff_ref(x: float, h: float) -> mpf:
+    with mp.workdps(70):
+        xm, hm = mpf(x), mpf(h)
+        return mp.exp(xm * xm) * mp.erfc(xm) - mp.exp((xm + hm) ** 2) * mp.erfc(xm + hm)
+
+
+# The routes of erfcx_diff and their boundaries: forward series (x ≤ 1), backward recurrence (1 < x < 7; series
+# region proven by h/x ≤ LN_FOUR_THIRDS, else decided by erfcx(x + h) > ¾erfcx(x)), expansion of e^{−t²} (x ≥ 7).
+REGION_X = [-0.9, 0.0, 0.5, 1.0, math.nextafter(1.0, 2.0), 1.3, 2.5, 4.0, 6.0, math.nextafter(7.0, 0.0), 7.0, 7.5,
+            20.0, 1e4, 1e9]
+REGION_RATIO = [1e-15, 1e-9, 1e-4, 0.03, 0.2876, 0.28761, 0.33, 0.5, 3.0, 100.0]
+
+
+@pytest.mark.parametrize("x", REGION_X)
+def test_erfcx_diff_every_route_and_boundary(x):
+    for ratio in REGION_RATIO:
+        h = ratio * max(abs(x), 0.1)
+        got = erfcx_diff(x, h)
+        rel = abs(mpf(got) / _diff_ref(x, h) - 1)
+        # x ≥ 7: the expansion's derived bound is < 8u (numeric.erfcx._diff_asymptotic); elsewhere the criterion
+        # of the tests above (the float rounding there is covered by the kernels' measured budgets)
+        bound = 8 * 2.0 ** -53 if x >= 7.0 else 1e-14
+        assert rel < bound, (x, h, got, float(rel))
+
+
+def test_backward_start_bounds_bracket_the_true_ratio():
+    """The Cauchy–Schwarz bounds of ``_series_backward``: ℓ_N ≤ s_N = 2M_N/M_{N−1} ≤ σ_N, with M_n by mpmath
+    quadrature of (2/√π)∫tⁿe^{−t²−2xt}dt (an independent route)."""
+    with mp.workdps(30):
+        for x in (1.0, 2.5, 6.9):
+            for n in (2, 10, 40):
+                xm = mpf(x)
+
+                def moment(k):
+                    return 2 / mp.sqrt(mp.pi) * mp.quad(lambda t: t ** k * mp.exp(-t * t - 2 * xm * t), [0, 1, 10, mp.inf])
+
+                s_n = 2 * moment(n) / moment(n - 1)
+                sigma = 2 * n / (xm + mp.sqrt(xm * xm + 2 * n))
+                sigma_next = 2 * (n + 1) / (xm + mp.sqrt(xm * xm + 2 * (n + 1)))
+                low = 2 * n / (2 * xm + sigma_next)
+                assert low <= s_n <= sigma, (x, n)
+                assert (sigma - low) / s_n < 1.0 / n  # the bracket the start needs is narrow (≈ 1/(2N))
