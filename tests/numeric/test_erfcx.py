@@ -106,3 +106,27 @@ def test_backward_start_bounds_bracket_the_true_ratio():
                 low = 2 * n / (2 * xm + sigma_next)
                 assert low <= s_n <= sigma, (x, n)
                 assert (sigma - low) / s_n < 1.0 / n  # the bracket the start needs is narrow (≈ 1/(2N))
+
+
+def test_backward_sweep_repeats_when_the_start_is_too_short():
+    """The fitted start N only sets the speed: with the first N forced to K + 1 the bracket check must fail and
+    the doubled sweeps must still deliver the accurate difference (plain-Python copy of the kernel)."""
+    import inspect
+
+    import numeric.erfcx as module
+
+    src = inspect.getsource(module._series_backward.py_func)
+    src = src[src.index("def "):]
+    marker = "    steps = float(int("
+    assert marker in src
+    src = src.replace(marker, "    steps = 1.0 + 0.0 * float(int(")
+    src = src.replace("    for _ in range(30):\n", "    for attempt in range(30):\n        SWEEPS.append(attempt)\n")
+    namespace = dict(vars(module), SWEEPS=[])
+    exec(src, namespace)
+    short_start = namespace["_series_backward"]
+    for x, ratio in ((1.2, 1e-9), (2.5, 0.05), (6.5, 0.2)):
+        h = ratio * x
+        namespace["SWEEPS"].clear()
+        got = short_start(x, h, float(ref(x)))
+        assert len(namespace["SWEEPS"]) > 1  # the short start was rejected at least once
+        assert abs(mpf(got) / _diff_ref(x, h) - 1) < 1e-14
