@@ -46,7 +46,7 @@ SERIES_RATIO = 0.75  # erfcx(x + h)/erfcx(x) above which erfcx_diff sums the ser
 SERIES_STOP = 2.0 ** -60
 BACKWARD_FROM = 1.0  # x above which M_n/M_{n−1} come from the backward recurrence
 RECIPROCALS = 1.0 / np.maximum(np.arange(64.0), 1.0)  # 1/n rounded to nearest (n ≥ 1)
-LN_FOUR_THIRDS = 0.2876  # < ln(4/3): h/x below it puts erfcx(x + h) > ¾·erfcx(x) for x > 0 (``erfcx_diff``)
+LN_FOUR_THIRDS = 0.2876  # < ln(4/3): h·s_1(x) below it puts erfcx(x + h) > ¾·erfcx(x) (``erfcx_diff``)
 
 
 @njit(cache=True)
@@ -127,11 +127,13 @@ def _series_backward(x: float, h: float, m0: float) -> float:
     """The same series with r_n = M_n/M_{n−1} by the backward recurrence (1 < x < 7), summed inside that loop.
 
     Number of terms: with s_n = 2r_n = 2M_n/M_{n−1}, the recurrence 2M_n = (n − 1)M_{n−2} − 2xM_{n−1} reads
-    s_{n−1} = 2(n − 1)/(2x + s_n), so s_n ≤ n/x; the term ratio t_{n+1}/t_n = h·s_{n+1}/(n + 1) is at most
-    ρ = h/x, and ρ < 1/3 where the series is used (erfcx(x + h) > ¾erfcx(x) and erfcx(x) ≤ 1/(x√π)·…
-    force h < x/3).  The alternating sum after K terms is off by at most t_{K+1} ≤ t_1ρ^K, while the sum is at
-    least t_1(1 − ρ); K = ⌈(60 ln 2 + ln(1/(1 − ρ)))/ln(1/ρ)⌉ + 1 ≤ 40 keeps that below 2⁻⁶⁰ of the sum.
-    Horner form: S = t_1·(1 − u_2(1 − u_3(1 − … u_K))), u_n = h·s_n/n ≤ ρ.
+    s_{n−1} = 2(n − 1)/(2x + s_n), and s_n ≤ σ_n = 2n/(x + √(x² + 2n)) (proven below), so the term ratio
+    t_{n+1}/t_n = h·s_{n+1}/(n + 1) ≤ 2h/(x + √(x² + 2n + 2)) ≤ ρ = 2h/(x + √(x² + 4)) for n ≥ 1 (the former
+    bound h/x, clamped at 1/3, could be exceeded near x = 1: there the series region reaches h/x ≈ 0.45 while
+    ρ stays ≈ 0.32).  The alternating sum after K terms is off by at most t_{K+1} ≤ t_1ρ^K, while the sum is at
+    least t_1(1 − ρ); K = ⌈(60 ln 2 + ln(1/(1 − ρ)))/ln(1/ρ)⌉ + 1 keeps that below 2⁻⁶⁰ of the sum (≤ 40 for
+    ρ ≤ 1/3; ``erfcx_diff`` calls this only for ρ < ½).
+    Horner form: S = t_1·(1 − u_2(1 − u_3(1 − … u_K))), u_n = h·s_n/n ≤ ρ < ½.
 
     **Division-free form.**  s_n = p_n/q_n with p_n = 2n·q_{n+1}, q_n = 2x·q_{n+1} + p_{n+1} (the step
     s ↦ 2n/(2x + s) as a linear map); scaled by (2x)^{N−n} (P_n = p_n/(2x)^{N−n+1}, Q_n = q_n/(2x)^{N−n},
@@ -166,7 +168,7 @@ def _series_backward(x: float, h: float, m0: float) -> float:
     for x ≥ 1, n ≤ 41 (the sum evaluated with the exp bound; worst at x = 1, n = 41), plus ≤ 2u from the
     rounding of z (one relative change of all coefficients).
     """
-    rho = min(h / x, 1.0 / 3.0)
+    rho = 2.0 * h / (x + math.sqrt(x * x + 4.0)) * (1.0 + 1e-15)  # ≥ every term ratio (docstring)
     nterms = int((41.6 + math.log(1.0 / (1.0 - rho))) / math.log(1.0 / rho)) + 2 if rho > 0.0 else 1
     inv_x = 1.0 / x
     kk = float(nterms)
@@ -269,13 +271,27 @@ def erfcx_diff(x: float, h: float) -> float:
     if x >= DIFF_ASYMPTOTIC_FROM and h > 0.0 and x + h < np.inf:
         return _diff_asymptotic(x, h)
     f0 = erfcx(x)
-    if x > BACKWARD_FROM and h <= LN_FOUR_THIRDS * x:
-        # −d ln erfcx/dt = 2M_1/M_0 = s_1 ≤ 1/t (see _series_backward), so erfcx(x + h) ≥ e^{−h/x}erfcx(x) > ¾erfcx(x):
-        # the series region, known without evaluating erfcx(x + h); h/x < 1/3 as the series needs
-        return _series_backward(x, h, f0)
+    if math.isfinite(f0):
+        # The series region known without evaluating erfcx(x + h): −d ln erfcx/dt = s_1(t) = 2M_1/M_0 and
+        # (ln erfcx)'' = 4(M_0M_2 − M_1²)/M_0² ≥ 0 (Cauchy–Schwarz), so s_1 decreases and
+        # erfcx(x + h) ≥ e^{−h·s_1(x)}erfcx(x) > ¾erfcx(x) once h·s_1(x) ≤ 0.2876 < ln(4/3).  s_1(x) = 2/(√π·f0) − 2x
+        # (its rounding and f0's error, ≤ 1e-12 relative, are covered by the factor 1 + 1e-9); s_1 ≤ 1/x for x > 0
+        # (``_series_backward``), which also keeps h/x < 1/3 there as the backward series needs.
+        slope = (2.0 * INV_SQRT_PI / f0 - 2.0 * x) * (1.0 + 1e-9)
+        if x > 0.0:
+            slope = min(slope, 1.0 / x)
+        if h * slope <= LN_FOUR_THIRDS:
+            if x <= BACKWARD_FROM:
+                return _series_forward(x, h, f0)
+            if h < 0.25 * (x + math.sqrt(x * x + 4.0)):  # the backward series' ratio bound ρ < ½
+                return _series_backward(x, h, f0)
     f1 = erfcx(x + h)
     if f1 <= SERIES_RATIO * f0 or not math.isfinite(f0):
         return f0 - f1
     if x <= BACKWARD_FROM:
         return _series_forward(x, h, f0)
-    return _series_backward(x, h, f0)
+    if h < 0.25 * (x + math.sqrt(x * x + 4.0)):
+        return _series_backward(x, h, f0)
+    # not reached: where erfcx(x + h) > ¾erfcx(x) and 1 < x < 7, ρ ≤ 0.333 (at x → 7; 0.312 at x = 1, mpmath);
+    # kept so that no input can reach the series with a ratio bound ≥ ½
+    return f0 - f1
