@@ -296,10 +296,9 @@ def erfcx_diff(x: float, h: float) -> float:
         # erfcx(x + h) ≥ e^{−h·s_1(x)}erfcx(x) > ¾erfcx(x) once h·s_1(x) ≤ 0.2876 < ln(4/3).  s_1(x) = 2/(√π·f0) − 2x
         # (its rounding and f0's error, ≤ 1e-12 relative, are covered by the factor 1 + 1e-9); s_1 ≤ 1/x for x > 0
         # (``_series_backward``), which also keeps h/x < 1/3 there as the backward series needs.
-        slope = (2.0 * INV_SQRT_PI / f0 - 2.0 * x) * (1.0 + 1e-9)
-        if x > 0.0:
-            slope = min(slope, 1.0 / x)
-        if h * slope <= LN_FOUR_THIRDS:
+        # h·min(s_1(x), 1/x) ≤ 0.2876 without a division: s_1(x)·f0 = 2/√π − 2x·f0
+        if (h * (2.0 * INV_SQRT_PI - 2.0 * x * f0) * (1.0 + 1e-9) <= LN_FOUR_THIRDS * f0
+                or (x > 0.0 and h <= LN_FOUR_THIRDS * x)):
             if x <= BACKWARD_FROM:
                 return _series_forward(x, h, f0)
             if h < 0.25 * (x + math.sqrt(x * x + 4.0)):  # the backward series' ratio bound ρ < ½
