@@ -21,14 +21,19 @@ the recurrence is run forward from M_0, M_1 (for x ≤ 0 every term is positive)
 s_n = 2M_n/M_{n−1} come from the backward recurrence s_{n−1} = 2(n − 1)/(2x + s_n) (M_n is the minimal
 solution, n! e^{x²} iⁿerfc(x); every term is positive), run division-free from a start N whose truncation
 error is bounded by a proven bracket (``_series_backward``: Cauchy–Schwarz bounds on s_N, the sweep's
-determinant), not by a measured constant.  The series is used only when erfcx(x + h) > ¾·erfcx(x) (for x > 1
-known without evaluating erfcx(x + h) when h/x < ln(4/3), since −d ln erfcx/dx ≤ 1/x); then its terms
-decrease at least geometrically (ratio ≲ max(2h, h/x) < ½) and the alternating sum loses at most a bit or two.
+determinant), not by a measured constant.  The series is used only when erfcx(x + h) > ¾·erfcx(x) (known
+from erfcx(x) alone when h·min(s_1(x), 1/x) ≤ 0.2876 < ln(4/3): s_1 = −(ln erfcx)' = 2M_1/M_0 decreases, erfcx
+being log-convex, and s_1 ≤ 1/x; otherwise decided with erfcx(x + h)); then its terms decrease at least
+geometrically (forward: ratio ≲ 2h; backward: ≤ 2h/(x + √(x² + 4)) ≤ 0.333) and the alternating sum loses at
+most a bit or two.
 Elsewhere (f(x + h) ≤ ¾f(x)) the direct difference loses at most two bits.  For x ≥ 7 (any h > 0) the
 expansion of e^{−t²} under the integral above gives an alternating sum with a proven truncation bound and a
 derived float error < 8u, with no erfcx evaluation at all (``_diff_asymptotic``).
 
-Accuracy is measured against mpmath in ``proofs_checks.profiles_checks`` and ``tests/numeric/test_erfcx.py``.
+Derived bounds: erfcx on [0, 12) (2.099·2⁻⁵³ relative), the x ≥ 7 route of erfcx_diff (< 8·2⁻⁵³), and the
+truncation of both erfcx_diff series routes for x > 1.  The rest (the forward series, x < 0, x ≥ 12, the
+backward sweep's float rounding, bounded in its docstring but not added up) is measured against mpmath in
+``proofs_checks.profiles_checks`` and ``tests/numeric/test_erfcx.py`` and covered by the kernels' budgets.
 """
 from __future__ import annotations
 
