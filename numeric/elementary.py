@@ -98,6 +98,55 @@ def _as_bits_overload(x):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _exp_reduce(xc: float):
+    """For |xc| ≤ 1500: (k as the bits offset, k as a float, r, h1, corr) with e^xc = 2^k·(1 + r + h1 + corr)
+    up to the errors of ``expm1``'s proof; 1 + r + h1 are exact doubles, corr is small."""
+    t = xc * INV_LN2 + SHIFTER
+    kf = t - SHIFTER
+    # k from the bits of t = 1.5·2⁵² + k (a spacing of 1 there): an integer subtraction, where a float → int64
+    # conversion would not vectorise without AVX-512
+    k = as_bits(t) - SHIFTER_BITS
+    r_hi = xc - kf * LN2_HI
+    r_lo = kf * LN2_LO
+    r = r_hi - r_lo
+    bb = r - r_hi
+    rr = (r_hi - (r - bb)) + (-r_lo - bb)
+    r1 = (r + SPLIT) - SPLIT
+    r2 = r - r1
+    h1 = 0.5 * (r1 * r1)
+    h2 = 0.5 * (r2 * (r + r1))
+    q = E13 + r * E14
+    q = E12 + r * q
+    q = E11 + r * q
+    q = E10 + r * q
+    q = E9 + r * q
+    q = E8 + r * q
+    q = E7 + r * q
+    q = E6 + r * q
+    q = E5 + r * q
+    q = E4 + r * q
+    q = E3 + r * q
+    d = ((r * r) * r) * q
+    corr = (h2 + d) + rr * (1.0 + r)
+    return k, kf, r, h1, corr
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _exp_combine(a_hi: float, a_lo: float, scale: float, r: float, h1: float, corr: float) -> float:
+    """(a_hi + a_lo) + scale·(r + h1 + corr) with one final rounding: a_hi, scale·r, scale·h1 exact, summed
+    with two TwoSums; their errors, a_lo and scale·corr added before the last addition."""
+    b = scale * r
+    s1 = a_hi + b
+    bb = s1 - a_hi
+    e1 = (a_hi - (s1 - bb)) + (b - bb)
+    c = scale * h1
+    s2 = s1 + c
+    bb = s2 - s1
+    e2 = (s1 - (s2 - bb)) + (c - bb)
+    return s2 + (((e1 + e2) + a_lo) + scale * corr)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def expm1(x: float) -> float:
     """e^x − 1 with relative error ≤ 1.37u (u = 2⁻⁵³) for −45 ≤ x ≤ 709.78; −1 below, inf above, NaN for NaN.
 
@@ -134,33 +183,7 @@ def expm1(x: float) -> float:
     """
     xc = x if x > -45.0 else -45.0
     xc = xc if xc < 710.0 else 710.0
-    t = xc * INV_LN2 + SHIFTER
-    kf = t - SHIFTER
-    # k from the bits of t = 1.5·2⁵² + k (a spacing of 1 there): an integer subtraction, where a float → int64
-    # conversion would not vectorise without AVX-512
-    k = as_bits(t) - SHIFTER_BITS
-    r_hi = xc - kf * LN2_HI
-    r_lo = kf * LN2_LO
-    r = r_hi - r_lo
-    bb = r - r_hi
-    rr = (r_hi - (r - bb)) + (-r_lo - bb)
-    r1 = (r + SPLIT) - SPLIT
-    r2 = r - r1
-    h1 = 0.5 * (r1 * r1)
-    h2 = 0.5 * (r2 * (r + r1))
-    q = E13 + r * E14
-    q = E12 + r * q
-    q = E11 + r * q
-    q = E10 + r * q
-    q = E9 + r * q
-    q = E8 + r * q
-    q = E7 + r * q
-    q = E6 + r * q
-    q = E5 + r * q
-    q = E4 + r * q
-    q = E3 + r * q
-    d = ((r * r) * r) * q
-    corr = (h2 + d) + rr * (1.0 + r)
+    k, kf, r, h1, corr = _exp_reduce(xc)
     big = kf > 1023.0
     k1 = 1023 if big else k
     scale = as_double((k1 + 1023) << 52)  # 2^k1, k1 ∈ [−65, 1023]
@@ -168,17 +191,54 @@ def expm1(x: float) -> float:
     small = -53.0 <= kf <= 53.0
     a_hi = (scale - inv_f) if small else (scale if kf > 0.0 else -inv_f)
     a_lo = 0.0 if small else (-inv_f if kf > 0.0 else scale)
-    b = scale * r
-    s1 = a_hi + b
-    bb = s1 - a_hi
-    e1 = (a_hi - (s1 - bb)) + (b - bb)
-    c = scale * h1
-    s2 = s1 + c
-    bb = s2 - s1
-    e2 = (s1 - (s2 - bb)) + (c - bb)
-    result = s2 + (((e1 + e2) + a_lo) + scale * corr)
+    result = _exp_combine(a_hi, a_lo, scale, r, h1, corr)
     result = result * 2.0 if big else result
     return result if (x == x and x != 0.0) else x  # NaN, and −0.0 keeps its sign
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _log1p_core(yc: float, extra: float) -> float:
+    """extra·ln 2 + ln(1 + yc) for −1 < yc < inf, |yc| ≥ 2⁻²⁷ or extra = 0 (``log1p``'s proof; extra is an
+    integer-valued float, |extra| < 2²⁰, added to the exponent e so e·LN2_HI stays exact)."""
+    s_ = 1.0 + yc
+    bb = s_ - 1.0
+    t_ = (1.0 - (s_ - bb)) + (yc - bb)
+    bits = as_bits(s_)
+    # the biased exponent as a double, 2⁵² + E read as bits minus 2⁵² (no int64 → double conversion, which
+    # would not vectorise without AVX-512); s_ > 0 here
+    biased = as_double((bits >> 52) | TWO52_BITS) - TWO52
+    m = as_double((bits & MANTISSA_MASK) | ONE_BITS)
+    high = m > SQRT2
+    m = m * 0.5 if high else m
+    ef = biased - (1022.0 if high else 1023.0) + extra
+    f = m - 1.0
+    s = f / (2.0 + f)
+    z = s * s
+    w = P10 + z * P11
+    w = P9 + z * w
+    w = P8 + z * w
+    w = P7 + z * w
+    w = P6 + z * w
+    w = P5 + z * w
+    w = P4 + z * w
+    w = P3 + z * w
+    w = P2 + z * w
+    w = P1 + z * w
+    rz = z * w
+    f1 = (f + SPLIT) - SPLIT
+    f2 = f - f1
+    hh1 = 0.5 * (f1 * f1)
+    hh2 = 0.5 * (f2 * (f + f1))
+    v = s * ((hh1 + hh2) + rz)
+    a1 = f - hh1
+    bb = a1 - f
+    b1 = (f - (a1 - bb)) + (-hh1 - bb)
+    ehi = ef * LN2_HI
+    a2 = ehi + a1
+    bb = a2 - ehi
+    b2 = (ehi - (a2 - bb)) + (a1 - bb)
+    tail = ((((ef * LN2_LO - hh2) + t_ / s_) + b1) + b2) + v
+    return a2 + tail
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -215,47 +275,58 @@ def log1p(y: float) -> float:
     Monotone non-decreasing on every sample the tests try (not proven).
     """
     yc = y if -1.0 < y < INF else 0.0  # the special values are selected at the end (no ÷0 in plain Python)
-    s_ = 1.0 + yc
-    bb = s_ - 1.0
-    t_ = (1.0 - (s_ - bb)) + (yc - bb)
-    bits = as_bits(s_)
-    # the biased exponent as a double, 2⁵² + E read as bits minus 2⁵² (no int64 → double conversion, which
-    # would not vectorise without AVX-512); s_ > 0 here
-    biased = as_double((bits >> 52) | TWO52_BITS) - TWO52
-    m = as_double((bits & MANTISSA_MASK) | ONE_BITS)
-    high = m > SQRT2
-    m = m * 0.5 if high else m
-    ef = biased - (1022.0 if high else 1023.0)
-    f = m - 1.0
-    s = f / (2.0 + f)
-    z = s * s
-    w = P10 + z * P11
-    w = P9 + z * w
-    w = P8 + z * w
-    w = P7 + z * w
-    w = P6 + z * w
-    w = P5 + z * w
-    w = P4 + z * w
-    w = P3 + z * w
-    w = P2 + z * w
-    w = P1 + z * w
-    rz = z * w
-    f1 = (f + SPLIT) - SPLIT
-    f2 = f - f1
-    hh1 = 0.5 * (f1 * f1)
-    hh2 = 0.5 * (f2 * (f + f1))
-    v = s * ((hh1 + hh2) + rz)
-    a1 = f - hh1
-    bb = a1 - f
-    b1 = (f - (a1 - bb)) + (-hh1 - bb)
-    ehi = ef * LN2_HI
-    a2 = ehi + a1
-    bb = a2 - ehi
-    b2 = (ehi - (a2 - bb)) + (a1 - bb)
-    tail = ((((ef * LN2_LO - hh2) + t_ / s_) + b1) + b2) + v
-    result = a2 + tail
+    result = _log1p_core(yc, 0.0)
     tiny = -TINY < y < TINY
     result = (yc - (0.5 * yc) * yc) if tiny else result
     result = result if y < INF else INF
     result = result if y > -1.0 else (-INF if y == -1.0 else NAN)
     return result if y == y else y
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def amplify(eps: float, eta: float) -> float:
+    """A_η(ε) = ln(1 + η(e^ε − 1)) for 0 ≤ ε ≤ ∞ and 0 ≤ η ≤ 1 (SPEC T1's map), relative error ≤ 3.78u.
+
+    One exponential reduction and one logarithm for every ε, so that a loop over it has no branch (the
+    libm route needs ``numeric.special.amplify_large``, three more libm calls, above ε = 709).
+
+    - ε ≤ 709: y = η·expm1(ε) (``expm1``'s code), A = log1p(y) (``log1p``'s code).  Relative error of y
+      ≤ 1.37u + u; ln(1 + y) has condition number y/((1 + y)ln(1 + y)) ≤ 1, so an error δ in y costs at
+      most δ relative in A; with log1p's 1.40u: ≤ 3.77u + O(u²) ≤ 3.78u.
+    - 709 < ε ≤ 1400: e^ε = 2^k·P, P = 1 + r + h1 + corr rounded once (``_exp_combine`` with a = 1: error
+      ≤ u + 10.5u·|d|/P + 0.068u|r|/P ≤ u + 0.113u + 0.033u = 1.15u, |d| ≤ 0.0076, P ≥ 0.707); η = 2^j·ηₙ
+      exactly (ηₙ ∈ [1, 2), subnormal η prescaled by 2⁶⁴), y = (ηₙ·P)·2^{k+j} (one more rounding; the
+      scaling is exact: k + j ≥ 1023 − 1074), which is η·e^ε, and η(e^ε − 1) = η·e^ε·(1 − e^{−ε}) differs
+      from it by a relative e^{−709}.  Where k + j > 1000 the factor 2^{k+j−1000} is passed to the logarithm
+      as an exponent (``extra``), so y stays finite; ln(1 + y) − ln y ≤ 1/y ≤ 2^{−999} there.  Relative
+      error of y ≤ 2.15u, then log1p's 1.40u: ≤ 3.55u.  With extra > 0, A ≥ 693 and the error of y and of
+      the fractional part of the logarithm are divided by A: ≤ 1.02u.
+    - ε > 1400: A(ε) = A(1400) + (ε − 1400) up to a relative e^{−655} (A = ε + ln η + ln(1 + (1 − η)e^{−ε}/η),
+      η ≥ e^{−745}).  A(1400) ≥ 655 has error ≤ 1.02u as above (or ≤ u + 2.15u/655 without extra);
+      ε − 1400 is exact up to ε = 2800 (Sterbenz), else one rounding; the sum one more: ≤ 3.02u.
+    ε = ∞ gives ∞; η = 0 or ε = 0 gives 0 exactly.
+    """
+    ec = eps if eps < 1400.0 else 1400.0
+    k, kf, r, h1, corr = _exp_reduce(ec)
+    big = eps > 709.0
+    km = 0 if big else k  # k ∈ [0, 1023] where ε ≤ 709
+    kmf = 0.0 if big else kf
+    scale = 1.0 if big else as_double((km + 1023) << 52)
+    a_hi = 1.0 if big else ((scale - 1.0) if kmf <= 53.0 else scale)  # 2^k − 1 = a_hi + a_lo exactly
+    a_lo = 0.0 if (big or kmf <= 53.0) else -1.0
+    q = _exp_combine(a_hi, a_lo, scale, r, h1, corr)  # e^ε − 1 (ε ≤ 709) or P = e^ε·2^{−k}
+    sub = eta < 2.0 ** -1000
+    es = eta * 1.8446744073709552e19 if sub else eta  # ·2⁶⁴
+    ebits = as_bits(es)
+    eta_n = as_double((ebits & MANTISSA_MASK) | ONE_BITS)
+    kj = k + ((ebits >> 52) - (1087 if sub else 1023))
+    kjf = kf + (as_double((ebits >> 52) | TWO52_BITS) - TWO52 - (1087.0 if sub else 1023.0))
+    over = kjf > 1000.0
+    y_big = (eta_n * q) * as_double(((1000 if over else kj) + 1023) << 52)
+    y = y_big if big else eta * q
+    y = 0.0 if eta == 0.0 else y
+    extra = (kjf - 1000.0) if (big and over) else 0.0
+    result = _log1p_core(y, extra)
+    result = (y - (0.5 * y) * y) if (y < TINY and extra == 0.0) else result
+    result = result + (eps - ec)
+    return result if eps < INF else eps
