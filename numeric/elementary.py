@@ -15,8 +15,10 @@ bit (tests/numeric/test_elementary.py), which the numba-free scalar route needs.
 Error bounds (u = 2⁻⁵³; proofs in each docstring; relative error e ⇒ at most e/u ulps, since an ulp of a
 double x is ≥ u·|x|):
 
-- ``expm1``: |computed − (e^x − 1)| ≤ 1.37·u·|e^x − 1| for −45 ≤ x ≤ 709.78 (EXPM1_BOUND_U).
+- ``expm1``: |computed − (e^x − 1)| ≤ 1.38·u·|e^x − 1| for −45 ≤ x ≤ 709.78 (EXPM1_BOUND_U).
 - ``log1p``: |computed − ln(1 + y)| ≤ 1.40·u·|ln(1 + y)| for −1 < y < ∞ (LOG1P_BOUND_U).
+- ``amplify``: A_η(ε) = ln(1 + η(e^ε − 1)) fused, with e^ε − 1 and η·(e^ε − 1) carried in double-double:
+  |error| ≤ 1.80u·A + 2⁻¹⁰⁷⁴ (ε ≤ 1400), ≤ 2.80u·A + 2⁻¹⁰⁷⁴ (ε > 1400), i.e. ≤ 2.80 ulps (AMPLIFY_BOUND_U).
 
 Both are checked against 50-digit mpmath on random and edge arguments (tests/numeric/test_elementary.py,
 asserting the measured error ≤ the derived bound).  For comparison, glibc documents no bound for these two;
@@ -31,8 +33,9 @@ from numba import njit, types
 from numba.extending import intrinsic, overload
 
 U = 2.0 ** -53
-EXPM1_BOUND_U = 1.37
+EXPM1_BOUND_U = 1.38
 LOG1P_BOUND_U = 1.40
+AMPLIFY_BOUND_U = 1.80  # ε ≤ 1400 (plus 2⁻¹⁰⁷⁴ absolute); 2.80 above
 
 # Cody–Waite split of ln 2 (the same as numeric.special): LN2_HI has 21 trailing zero bits, so k·LN2_HI is exact
 # for |k| < 2²⁰; |ln 2 − LN2_HI − LN2_LO| < 1.17e-26.
@@ -41,6 +44,7 @@ LN2_LO = 1.90821492927058770002e-10
 INV_LN2 = 1.4426950408889634
 SQRT2 = 1.4142135623730951
 SHIFTER = 6755399441055744.0  # 1.5·2⁵²: (t + SHIFTER) − SHIFTER is t rounded to the nearest integer, |t| < 2⁵¹
+SPLITTER = 134217729.0  # 2²⁷ + 1 (Veltkamp)
 SPLIT = 50331648.0  # 1.5·2²⁵: (v + SPLIT) − SPLIT is v rounded to a multiple of 2⁻²⁷ (|v| < 2²⁴)
 TINY = 2.0 ** -27
 INF = float("inf")
@@ -132,6 +136,22 @@ def _exp_reduce(xc: float):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _exp_combine2(a_hi: float, a_lo: float, r: float, h1: float, corr: float):
+    """``_exp_combine`` with scale 1 and without its final rounding: (hi, lo) with hi + lo equal to the sum
+    before that rounding (a last TwoSum, exact) and |lo| ≤ u|hi|."""
+    s1 = a_hi + r
+    bb = s1 - a_hi
+    e1 = (a_hi - (s1 - bb)) + (r - bb)
+    s2 = s1 + h1
+    bb = s2 - s1
+    e2 = (s1 - (s2 - bb)) + (h1 - bb)
+    tail = ((e1 + e2) + a_lo) + corr
+    hi = s2 + tail
+    bb = hi - s2
+    return hi, (s2 - (hi - bb)) + (tail - bb)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _exp_combine(a_hi: float, a_lo: float, scale: float, r: float, h1: float, corr: float) -> float:
     """(a_hi + a_lo) + scale·(r + h1 + corr) with one final rounding: a_hi, scale·r, scale·h1 exact, summed
     with two TwoSums; their errors, a_lo and scale·corr added before the last addition."""
@@ -148,7 +168,7 @@ def _exp_combine(a_hi: float, a_lo: float, scale: float, r: float, h1: float, co
 
 @njit(cache=True, error_model="numpy", inline="always")
 def expm1(x: float) -> float:
-    """e^x − 1 with relative error ≤ 1.37u (u = 2⁻⁵³) for −45 ≤ x ≤ 709.78; −1 below, inf above, NaN for NaN.
+    """e^x − 1 with relative error ≤ 1.38u (u = 2⁻⁵³) for −45 ≤ x ≤ 709.78; −1 below, inf above, NaN for NaN.
 
     Algorithm.  x is clamped to [−45, 710] (e^{−45} < 2⁻⁶⁴, so e^x − 1 rounds to −1 below; e^{710} overflows).
     k = rint(x/ln 2) (|k| ≤ 1025), r_hi = x − k·LN2_HI is exact (k·LN2_HI has ≤ 43 bits and x/(k·LN2_HI) ∈
@@ -176,7 +196,7 @@ def expm1(x: float) -> float:
     tests/numeric/test_elementary.py, which recomputes it with mpmath) and 2^k·0.068u|r|/|E| ≤ 0.042u
     (|r|/|E|·2^k·|e^r − 1 − r| ≤ 1.68·0.025 at the same point):
 
-        |error| ≤ u + (5.46 + 2 + 3)u·0.0308 + 0.042u + 0.007u + 0.005u ≤ 1.37u.
+        |error| ≤ u + (5.46 + 2 + 3)u·0.0308 + 0.042u + 0.007u + 0.005u ≤ 1.3763u ≤ 1.38u.
 
     Subnormal x: k = 0, r = x, every correction underflows to 0 and the result is x (exact rounding of
     x + x²/2).  NaN propagates.  Monotone non-decreasing on every sample the tests try (not proven).
@@ -197,12 +217,13 @@ def expm1(x: float) -> float:
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _log1p_core(yc: float, extra: float) -> float:
-    """extra·ln 2 + ln(1 + yc) for −1 < yc < inf, |yc| ≥ 2⁻²⁷ or extra = 0 (``log1p``'s proof; extra is an
-    integer-valued float, |extra| < 2²⁰, added to the exponent e so e·LN2_HI stays exact)."""
+def _log1p_core(yc: float, y_lo: float, extra: float) -> float:
+    """extra·ln 2 + ln(1 + yc + y_lo) for −1 < yc < inf, |y_lo| ≤ 2u|yc|, |yc| ≥ 2⁻²⁷ (``log1p``'s proof, with
+    y_lo added to the TwoSum error T: one more rounding of size ≤ u|T + y_lo| ≤ 3u²; extra is an integer-valued
+    float, |extra| < 2²⁰, added to the exponent e so e·LN2_HI stays exact)."""
     s_ = 1.0 + yc
     bb = s_ - 1.0
-    t_ = (1.0 - (s_ - bb)) + (yc - bb)
+    t_ = ((1.0 - (s_ - bb)) + (yc - bb)) + y_lo
     bits = as_bits(s_)
     # the biased exponent as a double, 2⁵² + E read as bits minus 2⁵² (no int64 → double conversion, which
     # would not vectorise without AVX-512); s_ > 0 here
@@ -258,7 +279,7 @@ def log1p(y: float) -> float:
     sum are carried exactly with TwoSums; the small terms −H2, e·LN2_LO, T/S and the TwoSum errors are added
     first, V = s·((H1 + H2) + R) last, then the one final rounding.
 
-    Error bound (first order; relative to |L|, L = ln(1 + y); |s| ≤ 0.17158, z ≤ 0.029437):
+    Error bound (first order; relative to |L|, L = ln(1 + y); |s| ≤ 0.17158, z ≤ 0.029438):
     - R stops at z¹¹: remainder ≤ |s|·2z¹²/25/(1 − z) < 1e-20 relative.  Horner for R/z (ratio ≤ 0.018): ≤ 2.1u;
       s: 2 + f and ÷: ≤ 2.01u; z: ≤ 5.03u; R = z·(R/z): ≤ 8.3u.
     - V: W = (H1 + H2) + R with two roundings, V = s·W: |V|·3.01u + |s|·(u·f²/2 + 8.3u|R| + u|W|).  At
@@ -275,7 +296,7 @@ def log1p(y: float) -> float:
     Monotone non-decreasing on every sample the tests try (not proven).
     """
     yc = y if -1.0 < y < INF else 0.0  # the special values are selected at the end (no ÷0 in plain Python)
-    result = _log1p_core(yc, 0.0)
+    result = _log1p_core(yc, 0.0, 0.0)
     tiny = -TINY < y < TINY
     result = (yc - (0.5 * yc) * yc) if tiny else result
     result = result if y < INF else INF
@@ -285,48 +306,77 @@ def log1p(y: float) -> float:
 
 @njit(cache=True, error_model="numpy", inline="always")
 def amplify(eps: float, eta: float) -> float:
-    """A_η(ε) = ln(1 + η(e^ε − 1)) for 0 ≤ ε ≤ ∞ and 0 ≤ η ≤ 1 (SPEC T1's map), relative error ≤ 3.78u.
+    """A_η(ε) = ln(1 + η(e^ε − 1)) for 0 ≤ ε ≤ ∞ and 0 ≤ η ≤ 1 (SPEC T1's map): |error| ≤ 1.80u·A + 2⁻¹⁰⁷⁴
+    for ε ≤ 1400, ≤ 2.80u·A + 2⁻¹⁰⁷⁴ above (u = 2⁻⁵³; so ≤ 2.80 ulps), and an input η already in error by a
+    relative δ adds at most δ·A.
 
-    One exponential reduction and one logarithm for every ε, so that a loop over it has no branch (the
-    libm route needs ``numeric.special.amplify_large``, three more libm calls, above ε = 709).
+    One exponential reduction and one logarithm for every ε and no branch (the libm route needed
+    ``numeric.special.amplify_large``, three more libm calls, above ε = 709), so a loop over it vectorises.
 
-    - ε ≤ 709: y = η·expm1(ε) (``expm1``'s code), A = log1p(y) (``log1p``'s code).  Relative error of y
-      ≤ 1.37u + u; ln(1 + y) has condition number y/((1 + y)ln(1 + y)) ≤ 1, so an error δ in y costs at
-      most δ relative in A; with log1p's 1.40u: ≤ 3.77u + O(u²) ≤ 3.78u.
-    - 709 < ε ≤ 1400: e^ε = 2^k·P, P = 1 + r + h1 + corr rounded once (``_exp_combine`` with a = 1: error
-      ≤ u + 10.5u·|d|/P + 0.068u|r|/P ≤ u + 0.113u + 0.033u = 1.15u, |d| ≤ 0.0076, P ≥ 0.707); η = 2^j·ηₙ
-      exactly (ηₙ ∈ [1, 2), subnormal η prescaled by 2⁶⁴), y = (ηₙ·P)·2^{k+j} (one more rounding; the
-      scaling is exact: k + j ≥ 1023 − 1074), which is η·e^ε, and η(e^ε − 1) = η·e^ε·(1 − e^{−ε}) differs
-      from it by a relative e^{−709}.  Where k + j > 1000 the factor 2^{k+j−1000} is passed to the logarithm
-      as an exponent (``extra``), so y stays finite; ln(1 + y) − ln y ≤ 1/y ≤ 2^{−999} there.  Relative
-      error of y ≤ 2.15u, then log1p's 1.40u: ≤ 3.55u.  With extra > 0, A ≥ 693 and the error of y and of
-      the fractional part of the logarithm are divided by A: ≤ 1.02u.
-    - ε > 1400: A(ε) = A(1400) + (ε − 1400) up to a relative e^{−655} (A = ε + ln η + ln(1 + (1 − η)e^{−ε}/η),
-      η ≥ e^{−745}).  A(1400) ≥ 655 has error ≤ 1.02u as above (or ≤ u + 2.15u/655 without extra);
-      ε − 1400 is exact up to ε = 2800 (Sterbenz), else one rounding; the sum one more: ≤ 3.02u.
+    Algorithm.  ε_c = min(ε, 1400), e^{ε_c} − 1 = 2^k·σ with σ = (1 − 2^{−k}) + r + h1 + corr, the
+    reduction of ``expm1`` (``_exp_reduce``; 1 − 2^{−k} exact for k ≤ 53, else split as 1 and −2^{−k}, and
+    −2^{−k} dropped for k > 1000: a relative 2^{−1000}), summed with two TwoSums and renormalised but NOT
+    rounded: σ_hi + σ_lo (``_exp_combine2``).  η = 2^j·ηₙ exactly (ηₙ ∈ [1, 2) from the bits; a subnormal η
+    prescaled by 2⁶⁴).  ηₙ·σ_hi = p + e exactly (Dekker's product with Veltkamp splitting — plain +, −, ×,
+    so the plain-Python route is bit-identical — exact since ηₙ ∈ [1, 2) and |σ_hi| < 2 cannot overflow;
+    where σ_hi < 2⁻⁹⁶⁰ (ε < 2⁻⁹⁶⁰) the underflow of its partial products is < 2⁻¹⁰⁷² ≤ 2⁻¹¹²|p|).  Then
+    y_hi + y_lo = 2^{k+j}·(p + (e + ηₙ·σ_lo)) = η(e^{ε_c} − 1), the power of two applied as two normal factors
+    and capped at 2^{1000}; the rest goes to the logarithm as an exponent (``extra``; there y ≥ 2^{999} and
+    ln(1 + y) − ln y ≤ 2^{−999}).  A = ln(1 + y_hi + y_lo) by ``log1p``'s core with y_lo added to its TwoSum
+    error (or y_hi + (y_lo − y_hi²/2) for y_hi < 2⁻²⁷).  For ε > 1400, A(ε) = A(1400) + (ε − 1400).
+
+    Error bound.
+    - σ: ``expm1``'s error terms without its final rounding: (5.46 + 2 + 3)u·ρ_d + 0.042u + 0.007u + 0.005u
+      ≤ 0.38u relative to σ (ρ_d ≤ 0.0308 as there; for k > 1000, |d|/σ ≤ 0.0107).
+    - y: ηₙ·σ_lo and the addition into lo round by ≤ 2u·|σ_lo| ≤ 2u²|σ|; the factors 2^{k+j} are exact for
+      y_hi (when y_hi is normal, so is p·f1), while y_lo may lose ≤ 2⁻¹⁰⁷⁴ to underflow.  So y = η(e^{ε_c} −
+      1)(1 + δ_y) + δ_abs with |δ_y| ≤ 0.38u + 3u², |δ_abs| ≤ 2⁻¹⁰⁷⁴.
+    - ln(1 + y) has condition number y/((1 + y)ln(1 + y)) ≤ 1 and derivative ≤ 1: δ_y costs ≤ 0.38u relative
+      in A and δ_abs ≤ 2⁻¹⁰⁷⁴ absolute; ``log1p``'s core adds ≤ 1.40u (≤ 1.17u in the y_hi < 2⁻²⁷ branch; the
+      extra rounding of its T is ≤ 3u², against |A| ≥ 2⁻²⁸ there).  ε ≤ 1400: ≤ 1.78u·A + 2⁻¹⁰⁷⁴ + O(u²).
+    - ε > 1400: A(ε) − A(1400) − (ε − 1400) = ln(1 + (1 − η)e^{−ε}/η) − ln(1 + (1 − η)e^{−1400}/η) lies
+      below e^{−655} since η ≥ e^{−745}.  A(1400) ≥ 655 with error ≤ 1.80u·A(1400); ε − 1400 is exact up
+      to ε = 2800 (Sterbenz), else rounded (≤ u(ε − 1400)); the sum rounds once more: ≤ 2.80u·A.
+    - An input η = η_true(1 + δ) (T2's m/n, T5's rate_to/rate_from: one division, |δ| ≤ u while η is a
+      normal double) multiplies y by 1 + δ: A's error grows by ≤ |δ|·A.
+    - Subnormal results (y_hi < 2⁻¹⁰²²): y_hi rounds in each of the two scalings (≤ ½ step each), y_lo loses
+      ≤ 1 step, the last addition ≤ ½: ≤ 2.5 steps of 2⁻¹⁰⁷⁴ plus a relative 1.6u — within 4 such steps.
     ε = ∞ gives ∞; η = 0 or ε = 0 gives 0 exactly.
     """
     ec = eps if eps < 1400.0 else 1400.0
     k, kf, r, h1, corr = _exp_reduce(ec)
-    big = eps > 709.0
-    km = 0 if big else k  # k ∈ [0, 1023] where ε ≤ 709
-    kmf = 0.0 if big else kf
-    scale = 1.0 if big else as_double((km + 1023) << 52)
-    a_hi = 1.0 if big else ((scale - 1.0) if kmf <= 53.0 else scale)  # 2^k − 1 = a_hi + a_lo exactly
-    a_lo = 0.0 if (big or kmf <= 53.0) else -1.0
-    q = _exp_combine(a_hi, a_lo, scale, r, h1, corr)  # e^ε − 1 (ε ≤ 709) or P = e^ε·2^{−k}
+    low = kf <= 53.0
+    inv_scale = as_double((1023 - (k if kf <= 1000.0 else 0)) << 52)  # 2^{−k} (k ≤ 1000; else unused)
+    a_hi = (1.0 - inv_scale) if low else 1.0  # 1 − 2^{−k} = a_hi + a_lo
+    a_lo = 0.0 if low else (-inv_scale if kf <= 1000.0 else 0.0)
+    s_hi, s_lo = _exp_combine2(a_hi, a_lo, r, h1, corr)
     sub = eta < 2.0 ** -1000
     es = eta * 1.8446744073709552e19 if sub else eta  # ·2⁶⁴
     ebits = as_bits(es)
     eta_n = as_double((ebits & MANTISSA_MASK) | ONE_BITS)
     kj = k + ((ebits >> 52) - (1087 if sub else 1023))
     kjf = kf + (as_double((ebits >> 52) | TWO52_BITS) - TWO52 - (1087.0 if sub else 1023.0))
+    # Dekker's product eta_n·s_hi = p + e
+    p = eta_n * s_hi
+    t = SPLITTER * eta_n
+    x_hi = t - (t - eta_n)
+    x_lo = eta_n - x_hi
+    t = SPLITTER * s_hi
+    z_hi = t - (t - s_hi)
+    z_lo = s_hi - z_hi
+    e = ((x_hi * z_hi - p) + x_hi * z_lo + x_lo * z_hi) + x_lo * z_lo
+    lo = e + eta_n * s_lo
     over = kjf > 1000.0
-    y_big = (eta_n * q) * as_double(((1000 if over else kj) + 1023) << 52)
-    y = y_big if big else eta * q
-    y = 0.0 if eta == 0.0 else y
-    extra = (kjf - 1000.0) if (big and over) else 0.0
-    result = _log1p_core(y, extra)
-    result = (y - (0.5 * y) * y) if (y < TINY and extra == 0.0) else result
+    kjc = 1000 if over else kj  # ∈ [−1074, 1000]
+    half = kjc >> 1  # two factors, each a normal power of two
+    f1 = as_double((half + 1023) << 52)
+    f2 = as_double((kjc - half + 1023) << 52)
+    y_hi = (p * f1) * f2
+    y_lo = (lo * f1) * f2
+    y_hi = 0.0 if eta == 0.0 else y_hi
+    y_lo = 0.0 if eta == 0.0 else y_lo
+    extra = (kjf - 1000.0) if over else 0.0
+    result = _log1p_core(y_hi, y_lo, extra)
+    result = (y_hi + (y_lo - (0.5 * y_hi) * y_hi)) if (y_hi < TINY and extra == 0.0) else result
     result = result + (eps - ec)
     return result if eps < INF else eps

@@ -43,10 +43,12 @@ class _Round(sp.Function):
 
 
 # Kernels printed with numeric.elementary's straight-line functions instead of libm (issue 14): their loops
-# vectorise.  Only where the kernel's budget still holds by derivation with those functions' bounds: T1 ε
-# (amplify ≤ 3.78u ≤ 4 ulps, numeric.elementary.amplify).  T2/T5 ε would add η's rounding (4.78u > their 4),
-# T7 needs exp/log in its log-space branch: they keep libm.
-ELEMENTARY_KERNELS = {"t1_epsilon"}
+# vectorise (when the array loop inlines the kernel).  Only where the kernel's budget holds by derivation with
+# those functions' bounds: the map A_η(ε) = log1p(η·expm1(ε)) (numeric.elementary.amplify: ≤ 2.80 ulps on an
+# exact η, ≤ 3.80 on an η rounded once as T2's m/n and T5's rate_to/rate_from are) — T1, T2, T5 ε, and T6, T17 ε,
+# which must equal T1 bit for bit (proofs_checks' property checks).  T3/T4 (η = −expm1(m·log1p(−1/n)), several
+# roundings), T18 (expm1_mul, exp_mul_scaled) and T7 (exp/log in its log-space branch) keep libm.
+ELEMENTARY_KERNELS = {"t1_epsilon", "t2_epsilon", "t5_epsilon", "t6_epsilon", "t17_epsilon"}
 
 
 class KernelPrinter(PythonCodePrinter):
