@@ -1,11 +1,13 @@
 """numeric.elementary: measured error ≤ the derived bound against 50-digit mpmath, special values, the plain-Python
 route bit-identical to the compiled one, monotonicity on consecutive doubles, and the constants of the proofs."""
 import math
+import types
 
 import mpmath as mp
 import numpy as np
 import pytest
 
+from numeric import elementary
 from numeric.elementary import (AMPLIFY_BOUND_U, EXPM1_BOUND_U, LN2_HI, LN2_LO, LOG1P_BOUND_U, U, amplify, as_bits,
                                 as_double, expm1, log1p)
 
@@ -97,14 +99,25 @@ def test_special_values():
     assert amplify(1e308, 1.0) == 1e308
 
 
+def plain_python(dispatcher):
+    """The function with every numba dispatcher it reaches replaced by its Python source function: no compiled
+    code at all (what a numba-free scalar route runs)."""
+    namespace = dict(vars(elementary))
+    for name, value in vars(elementary).items():
+        if hasattr(value, "py_func"):
+            namespace[name] = types.FunctionType(value.py_func.__code__, namespace, name)
+    return namespace[dispatcher.__name__]
+
+
 def test_plain_python_route_is_bit_identical():
+    pure_expm1, pure_log1p, pure_amplify = (plain_python(f) for f in (expm1, log1p, amplify))
     for x in expm1_samples()[::3] + [math.inf, -math.inf, 1e4, -1e4, 0.0, -0.0]:
-        assert as_bits(expm1.py_func(x)) == as_bits(expm1(x)), x
+        assert as_bits(pure_expm1(x)) == as_bits(expm1(x)), x
     for y in log1p_samples()[::3] + [-1.0, math.inf, 0.0, -0.0]:
-        assert as_bits(log1p.py_func(y)) == as_bits(log1p(y)), y
+        assert as_bits(pure_log1p(y)) == as_bits(log1p(y)), y
     for eps in (0.0, 1e-12, 0.5, 3.0, 700.0, 709.5, 1000.0, 1e5, math.inf):
         for eta in (0.0, 5e-324, 1e-310, 1e-300, 1e-6, 0.5, 1.0):
-            assert as_bits(amplify.py_func(eps, eta)) == as_bits(amplify(eps, eta)), (eps, eta)
+            assert as_bits(pure_amplify(eps, eta)) == as_bits(amplify(eps, eta)), (eps, eta)
 
 
 def test_bit_casts():
