@@ -305,6 +305,58 @@ def log1p(y: float) -> float:
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _split_pow2(x: float):
+    """x = 2^j·m for x > 0 finite: (m ∈ [1, 2), j as an int, j as a float), read from the bits (a subnormal x
+    first scaled by 2⁶⁴, exactly); the float j avoids an int64 → double conversion, which does not vectorise
+    without AVX-512."""
+    sub = x < 2.0 ** -1000
+    xs = x * 1.8446744073709552e19 if sub else x  # ·2⁶⁴
+    bits = as_bits(xs)
+    m = as_double((bits & MANTISSA_MASK) | ONE_BITS)
+    j = (bits >> 52) - (1087 if sub else 1023)
+    jf = as_double((bits >> 52) | TWO52_BITS) - TWO52 - (1087.0 if sub else 1023.0)
+    return m, j, jf
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _amplify_core(eps: float, eta_n: float, j: int, jf: float, zero: bool) -> float:
+    """``amplify`` for η = 2^j·eta_n, eta_n ∈ [1, 2) (0 if ``zero``)."""
+    ec = eps if eps < 1400.0 else 1400.0
+    k, kf, r, h1, corr = _exp_reduce(ec)
+    low = kf <= 53.0
+    inv_scale = as_double((1023 - (k if kf <= 1000.0 else 0)) << 52)  # 2^{−k} (k ≤ 1000; else unused)
+    a_hi = (1.0 - inv_scale) if low else 1.0  # 1 − 2^{−k} = a_hi + a_lo
+    a_lo = 0.0 if low else (-inv_scale if kf <= 1000.0 else 0.0)
+    s_hi, s_lo = _exp_combine2(a_hi, a_lo, r, h1, corr)
+    kj = k + j
+    kjf = kf + jf
+    # Dekker's product eta_n·s_hi = p + e
+    p = eta_n * s_hi
+    t = SPLITTER * eta_n
+    x_hi = t - (t - eta_n)
+    x_lo = eta_n - x_hi
+    t = SPLITTER * s_hi
+    z_hi = t - (t - s_hi)
+    z_lo = s_hi - z_hi
+    e = ((x_hi * z_hi - p) + x_hi * z_lo + x_lo * z_hi) + x_lo * z_lo
+    lo = e + eta_n * s_lo
+    over = kjf > 1000.0
+    kjc = 1000 if over else kj  # ∈ [−1074, 1000]
+    half = kjc >> 1  # two factors, each a normal power of two
+    f1 = as_double((half + 1023) << 52)
+    f2 = as_double((kjc - half + 1023) << 52)
+    y_hi = (p * f1) * f2
+    y_lo = (lo * f1) * f2
+    y_hi = 0.0 if zero else y_hi
+    y_lo = 0.0 if zero else y_lo
+    extra = (kjf - 1000.0) if over else 0.0
+    result = _log1p_core(y_hi, y_lo, extra)
+    result = (y_hi + (y_lo - (0.5 * y_hi) * y_hi)) if (y_hi < TINY and extra == 0.0) else result
+    result = result + (eps - ec)
+    return result if eps < INF else eps
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def amplify(eps: float, eta: float) -> float:
     """A_η(ε) = ln(1 + η(e^ε − 1)) for 0 ≤ ε ≤ ∞ and 0 ≤ η ≤ 1 (SPEC T1's map): |error| ≤ 1.80u·A + 2⁻¹⁰⁷⁴
     for ε ≤ 1400, ≤ 2.80u·A + 2⁻¹⁰⁷⁴ above (u = 2⁻⁵³; so ≤ 2.80 ulps), and an input η already in error by a
@@ -335,7 +387,7 @@ def amplify(eps: float, eta: float) -> float:
       in A and δ_abs ≤ 2⁻¹⁰⁷⁴ absolute; ``log1p``'s core adds ≤ 1.40u (≤ 1.17u in the y_hi < 2⁻²⁷ branch; the
       extra rounding of its T is ≤ 3u², against |A| ≥ 2⁻²⁸ there).  ε ≤ 1400: ≤ 1.78u·A + 2⁻¹⁰⁷⁴ + O(u²).
     - ε > 1400: A(ε) − A(1400) − (ε − 1400) = ln(1 + (1 − η)e^{−ε}/η) − ln(1 + (1 − η)e^{−1400}/η) lies
-      below e^{−655} since η ≥ e^{−745}.  A(1400) ≥ 655 with error ≤ 1.80u·A(1400); ε − 1400 is exact up
+      below e^{−654} since η ≥ 2^{−1075} > e^{−746}.  A(1400) ≥ 654 with error ≤ 1.80u·A(1400); ε − 1400 is exact up
       to ε = 2800 (Sterbenz), else rounded (≤ u(ε − 1400)); the sum rounds once more: ≤ 2.80u·A.
     - An input η = η_true(1 + δ) (T2's m/n, T5's rate_to/rate_from: one division, |δ| ≤ u while η is a
       normal double) multiplies y by 1 + δ: A's error grows by ≤ |δ|·A.
@@ -343,40 +395,26 @@ def amplify(eps: float, eta: float) -> float:
       ≤ 1 step, the last addition ≤ ½: ≤ 2.5 steps of 2⁻¹⁰⁷⁴ plus a relative 1.6u — within 4 such steps.
     ε = ∞ gives ∞; η = 0 or ε = 0 gives 0 exactly.
     """
-    ec = eps if eps < 1400.0 else 1400.0
-    k, kf, r, h1, corr = _exp_reduce(ec)
-    low = kf <= 53.0
-    inv_scale = as_double((1023 - (k if kf <= 1000.0 else 0)) << 52)  # 2^{−k} (k ≤ 1000; else unused)
-    a_hi = (1.0 - inv_scale) if low else 1.0  # 1 − 2^{−k} = a_hi + a_lo
-    a_lo = 0.0 if low else (-inv_scale if kf <= 1000.0 else 0.0)
-    s_hi, s_lo = _exp_combine2(a_hi, a_lo, r, h1, corr)
-    sub = eta < 2.0 ** -1000
-    es = eta * 1.8446744073709552e19 if sub else eta  # ·2⁶⁴
-    ebits = as_bits(es)
-    eta_n = as_double((ebits & MANTISSA_MASK) | ONE_BITS)
-    kj = k + ((ebits >> 52) - (1087 if sub else 1023))
-    kjf = kf + (as_double((ebits >> 52) | TWO52_BITS) - TWO52 - (1087.0 if sub else 1023.0))
-    # Dekker's product eta_n·s_hi = p + e
-    p = eta_n * s_hi
-    t = SPLITTER * eta_n
-    x_hi = t - (t - eta_n)
-    x_lo = eta_n - x_hi
-    t = SPLITTER * s_hi
-    z_hi = t - (t - s_hi)
-    z_lo = s_hi - z_hi
-    e = ((x_hi * z_hi - p) + x_hi * z_lo + x_lo * z_hi) + x_lo * z_lo
-    lo = e + eta_n * s_lo
-    over = kjf > 1000.0
-    kjc = 1000 if over else kj  # ∈ [−1074, 1000]
-    half = kjc >> 1  # two factors, each a normal power of two
-    f1 = as_double((half + 1023) << 52)
-    f2 = as_double((kjc - half + 1023) << 52)
-    y_hi = (p * f1) * f2
-    y_lo = (lo * f1) * f2
-    y_hi = 0.0 if eta == 0.0 else y_hi
-    y_lo = 0.0 if eta == 0.0 else y_lo
-    extra = (kjf - 1000.0) if over else 0.0
-    result = _log1p_core(y_hi, y_lo, extra)
-    result = (y_hi + (y_lo - (0.5 * y_hi) * y_hi)) if (y_hi < TINY and extra == 0.0) else result
-    result = result + (eps - ec)
-    return result if eps < INF else eps
+    eta_n, j, jf = _split_pow2(eta)
+    return _amplify_core(eps, eta_n, j, jf, eta == 0.0)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def amplify_quotient(eps: float, num: float, den: float) -> float:
+    """A_η(ε) for η = num/den, 0 ≤ num ≤ den < ∞, den > 0 (T2's m/n, T5's rate_to/rate_from): ``amplify`` with
+    η's power of two taken from num and den separately and its mantissa m_num/m_den rounded once.
+
+    η = 2^{j_num − j_den}·(m_num/m_den), m ∈ [1, 2) exact (``_split_pow2``), so the one rounding of the
+    quotient of mantissas is a relative ≤ u — also where num/den itself would be a subnormal double and
+    lose up to all of its digits (rate_to = 1e-323, rate_from = 0.86: η = 1.2e-323 is off by 14 %, and so was
+    A_η(ε) at ε ≈ 700 with the libm kernels).  Then ``amplify``'s bound plus that u: |error| ≤ 2.80u·A +
+    u·A + 2⁻¹⁰⁷⁴, ≤ 3.80 ulps (≤ 2.80u·A below ε = 1400).
+    """
+    m_num, j_num, jf_num = _split_pow2(num)
+    m_den, j_den, jf_den = _split_pow2(den)
+    q = m_num / m_den  # ∈ (½, 2)
+    below = q < 1.0
+    eta_n = q * 2.0 if below else q
+    j = j_num - j_den - (1 if below else 0)
+    jf = jf_num - jf_den - (1.0 if below else 0.0)
+    return _amplify_core(eps, eta_n, j, jf, num == 0.0)

@@ -3,7 +3,7 @@ import math
 
 from numeric.special import (  # noqa: F401
     amplify_large, div_down, down, exp_mul_scaled, expm1_mul, mul_up, up)
-from numeric.elementary import amplify  # noqa: F401  (vectorisable, no libm)
+from numeric.elementary import amplify, amplify_quotient  # noqa: F401  (vectorisable, no libm)
 
 
 def t17_epsilon(epsilon, p_star):

@@ -9,7 +9,7 @@ import pytest
 
 from numeric import elementary
 from numeric.elementary import (AMPLIFY_BOUND_U, EXPM1_BOUND_U, LN2_HI, LN2_LO, LOG1P_BOUND_U, U, amplify, as_bits,
-                                as_double, expm1, log1p)
+                                amplify_quotient, as_double, expm1, log1p)
 
 mp.mp.dps = 34
 RNG = np.random.default_rng(20261130)
@@ -32,7 +32,8 @@ def neighbours(x: float, n: int = 3) -> list[float]:
 def expm1_samples() -> list[float]:
     xs = list(RNG.uniform(-45, 709.78, 150)) + list(10 ** RNG.uniform(-30, 2.85, 150))
     xs += list(-(10 ** RNG.uniform(-30, 1.65, 150))) + list(RNG.uniform(-1.5, 1.5, 100))
-    for k in list(range(-66, 1025, 41)) + [-3, -2, -1, 0, 1, 2, 3]:  # the switch points of k = rint(x/ln 2) and the reduction's ends
+    # the switch points of k = rint(x/ln 2), where the reduced argument is at its ends
+    for k in list(range(-66, 1025, 41)) + [-3, -2, -1, 0, 1, 2, 3]:
         xs += neighbours((k + 0.5) * math.log(2), 2)
     xs += [k * math.log(2) for k in (-3, -2, -1, 1, 2, 3, 53, 54, 1023)]
     xs += [5e-324, -5e-324, 2.0 ** -1022, 1e-300, 2.0 ** -27, 2.0 ** -26, 709.78, 709.7827128933839, -44.99]
@@ -74,7 +75,8 @@ def test_amplify_within_derived_bound():
     pts = [(10 ** RNG.uniform(-20, 3.3), 10 ** RNG.uniform(-323, 0)) for _ in range(200)]
     pts += [(RNG.uniform(700, 1500), 10 ** RNG.uniform(-323.5, -250)) for _ in range(100)]  # η·e^ε ≈ 1
     pts += [(RNG.uniform(1e3, 1e6), 10 ** RNG.uniform(-323.5, 0)) for _ in range(30)]
-    pts += [(e, q) for e in (709.0, np.nextafter(709.0, 800), 1400.0, 2800.0, 5e307) for q in (5e-324, 1e-300, 0.5, 1.0)]
+    pts += [(e, q) for e in (709.0, np.nextafter(709.0, 800), 1400.0, 2800.0, 5e307)
+            for q in (5e-324, 1e-300, 0.5, 1.0)]
     step = mp.mpf(2) ** -1074
     for eps, eta in pts:
         exact = amplify_reference(eps, eta)
@@ -84,6 +86,33 @@ def test_amplify_within_derived_bound():
         else:
             bound_u = AMPLIFY_BOUND_U if eps <= 1400.0 else AMPLIFY_BOUND_U + 1.0
             assert error <= bound_u * U * exact + step, (eps, eta)
+
+
+def test_amplify_quotient_within_derived_bound_also_for_subnormal_quotients():
+    """η = num/den with the mantissas' quotient rounded once: ≤ (bound + 1)u, where num/den itself may be a
+    subnormal double (T5 rate_change(702.65, ·, 0.8594, 1e-323) returned an ε 14 % below the exact value)."""
+    step = mp.mpf(2) ** -1074
+    pts = [(10 ** RNG.uniform(-5, 3.2), 10 ** RNG.uniform(-323.5, 0)) for _ in range(150)]
+    pts += [(RNG.uniform(690, 709), 10 ** RNG.uniform(-323.5, -305)) for _ in range(100)]
+    pts += [(702.653190732776, 0.0), (1e-3, 0.0), (2000.0, 0.0)]
+    for eps, den in pts:
+        num = den * RNG.uniform(0, 1) if den else 1e-323
+        den = den or 0.8594059144996241
+        exact = mp.log1p(mp.mpf(num) / mp.mpf(den) * mp.expm1(mp.mpf(eps)))
+        value = amplify_quotient(eps, num, den)
+        bound_u = AMPLIFY_BOUND_U + 1.0 if eps <= 1400.0 else AMPLIFY_BOUND_U + 2.0
+        if exact < 2.0 ** -1022:
+            assert abs(mp.mpf(value) - exact) <= 3.5 * step + bound_u * U * exact, (eps, num, den)
+        else:
+            assert abs(mp.mpf(value) - exact) <= bound_u * U * exact + step, (eps, num, den)
+
+
+def test_rate_change_is_sound_for_a_subnormal_rate_quotient():
+    import bounds
+
+    eps, rate_from, rate_to = 702.653190732776, 0.8594059144996241, 1e-323
+    exact = mp.log1p(mp.mpf(rate_to) / mp.mpf(rate_from) * mp.expm1(mp.mpf(eps)))
+    assert mp.mpf(bounds.rate_change(eps, 0.0, rate_from, rate_to).epsilon) >= exact
 
 
 def test_special_values():
@@ -110,7 +139,8 @@ def plain_python(dispatcher):
 
 
 def test_plain_python_route_is_bit_identical():
-    pure_expm1, pure_log1p, pure_amplify = (plain_python(f) for f in (expm1, log1p, amplify))
+    pure_expm1, pure_log1p, pure_amplify, pure_quotient = (plain_python(f) for f in
+                                                           (expm1, log1p, amplify, amplify_quotient))
     for x in expm1_samples()[::3] + [math.inf, -math.inf, 1e4, -1e4, 0.0, -0.0]:
         assert as_bits(pure_expm1(x)) == as_bits(expm1(x)), x
     for y in log1p_samples()[::3] + [-1.0, math.inf, 0.0, -0.0]:
@@ -118,6 +148,9 @@ def test_plain_python_route_is_bit_identical():
     for eps in (0.0, 1e-12, 0.5, 3.0, 700.0, 709.5, 1000.0, 1e5, math.inf):
         for eta in (0.0, 5e-324, 1e-310, 1e-300, 1e-6, 0.5, 1.0):
             assert as_bits(pure_amplify(eps, eta)) == as_bits(amplify(eps, eta)), (eps, eta)
+            for den in (eta, 0.9, 1e-310):
+                if eta <= den:
+                    assert as_bits(pure_quotient(eps, eta, den)) == as_bits(amplify_quotient(eps, eta, den))
 
 
 def test_bit_casts():
