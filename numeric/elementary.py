@@ -1,10 +1,14 @@
-"""expm1 and log1p as straight-line floating-point code, with derived error bounds (issue 14).
+"""expm1, log1p and the amplification map A_η(ε) as straight-line floating-point code with derived error bounds
+(issue 14).
 
-Why: numba compiles ``math.expm1``/``math.log1p`` to calls of glibc's scalar functions (≈ 10–15 ns each on this
-project's AVX2 machine), and a call in a loop body stops LLVM's loop vectoriser.  The two functions here use
-only +, −, ×, ÷, comparisons (selects) and integer/bit operations, so a loop over them vectorises (4 lanes
-with AVX2); compiled with ``error_model="numpy"`` (as ``numeric.kernel``'s ufuncs are) a division raises
-nothing and the loop body has no branch at all.
+Why: numba compiles ``math.expm1``/``math.log1p`` to calls of glibc's scalar functions (≈ 6–10 ns each on this
+project's AVX2 machine), and a call in a loop body stops LLVM's loop vectoriser.  The functions here use only +,
+−, ×, ÷, comparisons (selects) and integer/bit operations, so a loop over them vectorises (4 lanes with AVX2)
+provided (1) the kernel is inlined into the loop (numba ``inline="always"``: LLVM does not inline a separately
+compiled, cached kernel), (2) it is compiled with ``error_model="numpy"`` (no ZeroDivisionError branch), and
+(3) no branch of it calls libm.  Called once per element through a function call they run scalar and are
+slower than glibc (benchmarks/README.md, bench_elementary.py).  Used by the generated T1, T2, T5, T6 and T17 ε
+kernels (``numeric.generate.ELEMENTARY_KERNELS``); every other kernel keeps libm.
 
 Bit-identical in plain Python: every operation is an IEEE-754 binary64 operation with round-to-nearest-even
 and no fused multiply-add (numba does not contract a·b + c unless fastmath is on), the nearest integer comes
@@ -19,8 +23,9 @@ double x is ≥ u·|x|):
 - ``log1p``: |computed − ln(1 + y)| ≤ 1.40·u·|ln(1 + y)| for −1 < y < ∞ (LOG1P_BOUND_U).
 - ``amplify``: A_η(ε) = ln(1 + η(e^ε − 1)) fused, with e^ε − 1 and η·(e^ε − 1) carried in double-double:
   |error| ≤ 1.80u·A + 2⁻¹⁰⁷⁴ (ε ≤ 1400), ≤ 2.80u·A + 2⁻¹⁰⁷⁴ (ε > 1400), i.e. ≤ 2.80 ulps (AMPLIFY_BOUND_U).
+- ``amplify_quotient``: the same for η = num/den, the mantissas' quotient rounded once: one u more, ≤ 3.80 ulps.
 
-Both are checked against 50-digit mpmath on random and edge arguments (tests/numeric/test_elementary.py,
+All are checked against 50-digit mpmath on random and edge arguments (tests/numeric/test_elementary.py,
 asserting the measured error ≤ the derived bound).  For comparison, glibc documents no bound for these two;
 measured, it is below 1 ulp.
 """
