@@ -42,11 +42,61 @@ class _Round(sp.Function):
     nargs = 3
 
 
+# Kernels printed with numeric.elementary's straight-line functions instead of libm (issue 14): their loops
+# vectorise (when the array loop inlines the kernel).  Only where the kernel's budget holds by derivation with
+# those functions' bounds: the map A_η(ε) = log1p(η·expm1(ε)) (numeric.elementary.amplify: ≤ 2.80 ulps on an
+# exact η; amplify_quotient for T2's η = m/n and T5's rate_to/rate_from, the mantissas' quotient rounded once:
+# ≤ 3.80 ulps, also where the quotient would be subnormal) — T1, T2, T5 ε, and T6, T17 ε,
+# which must equal T1 bit for bit (proofs_checks' property checks).  T3/T4 (η = −expm1(m·log1p(−1/n)), several
+# roundings), T18 (expm1_mul, exp_mul_scaled) and T7 (exp/log in its log-space branch) keep libm.
+ELEMENTARY_KERNELS = {"t1_epsilon", "t2_epsilon", "t5_epsilon", "t6_epsilon", "t17_epsilon"}
+
+
 class KernelPrinter(PythonCodePrinter):
     """Python ``math`` printer that knows our special functions and prints every number as a float."""
 
+    elementary = False  # True: A_η(ε) = log1p(η·expm1(ε)) and amplify_large print as elementary.amplify
+
+    quotients: dict = {}  # let symbols defined as a quotient of two parameters: symbol → (numerator, denominator)
+
+    def _amplify(self, eps, eta) -> str:
+        if eta in self.quotients:  # η = num/den: its power of two from num and den (no subnormal quotient)
+            num, den = self.quotients[eta]
+            return f"amplify_quotient({self._print(eps)}, {self._print(num)}, {self._print(den)})"
+        return f"amplify({self._print(eps)}, {self._print(eta)})"
+
     def _print_AmplifyLarge(self, expr):
+        if self.elementary:
+            return self._amplify(expr.args[0], expr.args[1])
         return f"amplify_large({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+    def _print_log1p(self, expr):
+        arg = expr.args[0]
+        if self.elementary and arg.is_Mul and len(arg.args) == 2:
+            inner = [a for a in arg.args if isinstance(a, expm1)]
+            if inner:
+                eta = arg.args[0] if arg.args[1] is inner[0] else arg.args[1]
+                return self._amplify(inner[0].args[0], eta)
+        return f"math.log1p({self._print(arg)})"
+
+    def _print_Piecewise(self, expr):
+        if not self.elementary:
+            return super()._print_Piecewise(expr)
+        # adjacent branches that print alike (both A_η(ε) branches become amplify) are merged: a loop body
+        # whose two arms are the same long computation is not vectorised by LLVM
+        pieces: list[list[str]] = []
+        for arg in expr.args:
+            e, c = self._print(arg.expr), self._print(arg.cond)
+            if pieces and pieces[-1][0] == e:
+                pieces[-1][1] = "True" if "True" in (pieces[-1][1], c) else f"({pieces[-1][1]}) or ({c})"
+            else:
+                pieces.append([e, c])
+        if pieces[-1][1] != "True":
+            pieces.append(["None", "True"])
+        text = f"({pieces[-1][0]})"
+        for e, c in reversed(pieces[:-1]):
+            text = f"({e}) if ({c}) else {text}"
+        return f"({text})"
 
     def _print_Expm1Mul(self, expr):
         return f"expm1_mul({self._print(expr.args[0])}, {self._print(expr.args[1])})"
@@ -156,6 +206,8 @@ def stable_piecewise(output: symbolic.Output, budget: int | None, log_budget: in
 
 def _function_source(name: str, args: list[str], theorem, output, body: sp.Basic, doc: str) -> str:
     printer = KernelPrinter({"fully_qualified_modules": True})
+    printer.elementary = name.removesuffix("_raw") in ELEMENTARY_KERNELS
+    printer.quotients = {symbol: value.as_numer_denom() for symbol, value in output.let if _is_quotient(value)}
     # symbols are renamed by the printer, not by xreplace, which would re-evaluate (and so undo) the
     # unevaluated log-space branches
     printer.names = {theorem.parameter(a).symbol: a for a in args}
@@ -191,6 +243,9 @@ def render_family(family: str) -> str:
             parts.append("\n\n" + _function_source(
                 name + "_raw", args, theorem, output, stable_piecewise(output, None),
                 f"{theorem.id} {output.name}, unrounded (for accuracy measurement)."))
+    if any("amplify(" in part or "amplify_quotient(" in part for part in parts):
+        parts[2] += ("from numeric.elementary import amplify, amplify_quotient  # noqa: F401  (vectorisable, "
+                     "no libm)\n")
     return "".join(parts)
 
 

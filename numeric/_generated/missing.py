@@ -3,16 +3,17 @@ import math
 
 from numeric.special import (  # noqa: F401
     amplify_large, div_down, down, exp_mul_scaled, expm1_mul, mul_up, up)
+from numeric.elementary import amplify, amplify_quotient  # noqa: F401  (vectorisable, no libm)
 
 
 def t17_epsilon(epsilon, p_star):
     """T17 epsilon: Missing data (MAR/MCAR), any mechanism, rounded upward by 4 ulps."""
-    return ((0.0) if (p_star == 0.0) or (epsilon == 0.0) else (up(math.log1p(p_star*math.expm1(epsilon)), 4)) if (epsilon <= 709.0) else (up(amplify_large(epsilon, p_star), 4)))
+    return ((0.0) if ((p_star == 0.0) or (epsilon == 0.0)) else (up(amplify(epsilon, p_star), 4)))
 
 
 def t17_epsilon_raw(epsilon, p_star):
     """T17 epsilon, unrounded (for accuracy measurement)."""
-    return ((0.0) if (p_star == 0.0) or (epsilon == 0.0) else (math.log1p(p_star*math.expm1(epsilon))) if (epsilon <= 709.0) else (amplify_large(epsilon, p_star)))
+    return ((0.0) if ((p_star == 0.0) or (epsilon == 0.0)) else (amplify(epsilon, p_star)))
 
 
 def t17_delta(delta, p_star):

@@ -3,16 +3,17 @@ import math
 
 from numeric.special import (  # noqa: F401
     amplify_large, div_down, down, exp_mul_scaled, expm1_mul, mul_up, up)
+from numeric.elementary import amplify, amplify_quotient  # noqa: F401  (vectorisable, no libm)
 
 
 def t6_epsilon(epsilon, rate):
     """T6 epsilon: Poisson subsampling under substitution, rounded upward by 4 ulps."""
-    return ((0.0) if (rate == 0.0) or (epsilon == 0.0) else (up(math.log1p(rate*math.expm1(epsilon)), 4)) if (epsilon <= 709.0) else (up(amplify_large(epsilon, rate), 4)))
+    return ((0.0) if ((rate == 0.0) or (epsilon == 0.0)) else (up(amplify(epsilon, rate), 4)))
 
 
 def t6_epsilon_raw(epsilon, rate):
     """T6 epsilon, unrounded (for accuracy measurement)."""
-    return ((0.0) if (rate == 0.0) or (epsilon == 0.0) else (math.log1p(rate*math.expm1(epsilon))) if (epsilon <= 709.0) else (amplify_large(epsilon, rate)))
+    return ((0.0) if ((rate == 0.0) or (epsilon == 0.0)) else (amplify(epsilon, rate)))
 
 
 def t6_delta(epsilon, rate, delta_remove, delta_substitute):

@@ -3,16 +3,17 @@ import math
 
 from numeric.special import (  # noqa: F401
     amplify_large, div_down, down, exp_mul_scaled, expm1_mul, mul_up, up)
+from numeric.elementary import amplify, amplify_quotient  # noqa: F401  (vectorisable, no libm)
 
 
 def t1_epsilon(epsilon, rate):
     """T1 epsilon: Poisson subsampling, rounded upward by 4 ulps."""
-    return ((0.0) if (rate == 0.0) or (epsilon == 0.0) else (up(math.log1p(rate*math.expm1(epsilon)), 4)) if (epsilon <= 709.0) else (up(amplify_large(epsilon, rate), 4)))
+    return ((0.0) if ((rate == 0.0) or (epsilon == 0.0)) else (up(amplify(epsilon, rate), 4)))
 
 
 def t1_epsilon_raw(epsilon, rate):
     """T1 epsilon, unrounded (for accuracy measurement)."""
-    return ((0.0) if (rate == 0.0) or (epsilon == 0.0) else (math.log1p(rate*math.expm1(epsilon))) if (epsilon <= 709.0) else (amplify_large(epsilon, rate)))
+    return ((0.0) if ((rate == 0.0) or (epsilon == 0.0)) else (amplify(epsilon, rate)))
 
 
 def t1_delta(delta, rate):
@@ -48,13 +49,13 @@ def t1_delta_base_raw(delta, rate):
 def t2_epsilon(epsilon, m, n):
     """T2 epsilon: Sampling without replacement, rounded upward by 4 ulps."""
     eta = m/n
-    return ((0.0) if (eta == 0.0) or (epsilon == 0.0) else (up(math.log1p(eta*math.expm1(epsilon)), 4)) if (epsilon <= 709.0) else (up(amplify_large(epsilon, eta), 4)))
+    return ((0.0) if ((eta == 0.0) or (epsilon == 0.0)) else (up(amplify_quotient(epsilon, m, n), 4)))
 
 
 def t2_epsilon_raw(epsilon, m, n):
     """T2 epsilon, unrounded (for accuracy measurement)."""
     eta = m/n
-    return ((0.0) if (eta == 0.0) or (epsilon == 0.0) else (math.log1p(eta*math.expm1(epsilon))) if (epsilon <= 709.0) else (amplify_large(epsilon, eta)))
+    return ((0.0) if ((eta == 0.0) or (epsilon == 0.0)) else (amplify_quotient(epsilon, m, n)))
 
 
 def t2_delta(delta, m, n):
@@ -96,13 +97,13 @@ def t4_epsilon_raw(epsilon, m, n):
 def t5_epsilon(epsilon, rate_from, rate_to):
     """T5 epsilon: Rate change, rounded upward by 4 ulps."""
     eta = rate_to/rate_from
-    return ((0.0) if (eta == 0.0) or (epsilon == 0.0) else (up(math.log1p(eta*math.expm1(epsilon)), 4)) if (epsilon <= 709.0) else (up(amplify_large(epsilon, eta), 4)))
+    return ((0.0) if ((eta == 0.0) or (epsilon == 0.0)) else (up(amplify_quotient(epsilon, rate_to, rate_from), 4)))
 
 
 def t5_epsilon_raw(epsilon, rate_from, rate_to):
     """T5 epsilon, unrounded (for accuracy measurement)."""
     eta = rate_to/rate_from
-    return ((0.0) if (eta == 0.0) or (epsilon == 0.0) else (math.log1p(eta*math.expm1(epsilon))) if (epsilon <= 709.0) else (amplify_large(epsilon, eta)))
+    return ((0.0) if ((eta == 0.0) or (epsilon == 0.0)) else (amplify_quotient(epsilon, rate_to, rate_from)))
 
 
 def t5_delta(delta, rate_from, rate_to):

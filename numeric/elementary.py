@@ -1,0 +1,425 @@
+"""expm1, log1p and the amplification map A_η(ε) as straight-line floating-point code with derived error bounds
+(issue 14).
+
+Why: numba compiles ``math.expm1``/``math.log1p`` to calls of glibc's scalar functions (≈ 6–10 ns each on this
+project's AVX2 machine), and a call in a loop body stops LLVM's loop vectoriser.  The functions here use only +,
+−, ×, ÷, comparisons (selects) and integer/bit operations, so a loop over them vectorises (4 lanes with AVX2)
+provided (1) the kernel is inlined into the loop (numba ``inline="always"``: LLVM does not inline a separately
+compiled, cached kernel), (2) it is compiled with ``error_model="numpy"`` (no ZeroDivisionError branch), and
+(3) no branch of it calls libm.  Called once per element through a function call they run scalar and are
+slower than glibc (benchmarks/README.md, bench_elementary.py).  Used by the generated T1, T2, T5, T6 and T17 ε
+kernels (``numeric.generate.ELEMENTARY_KERNELS``); every other kernel keeps libm.
+
+Bit-identical in plain Python: every operation is an IEEE-754 binary64 operation with round-to-nearest-even
+and no fused multiply-add (numba does not contract a·b + c unless fastmath is on), the nearest integer comes
+from the 1.5·2⁵² shifter, and the two bit casts have a ``struct`` equivalent (``as_bits``/``as_double``; the
+compiled route gets an LLVM ``bitcast`` through ``@overload``).  So ``expm1.py_func(x) == expm1(x)`` bit for
+bit (tests/numeric/test_elementary.py), which the numba-free scalar route needs.
+
+Error bounds (u = 2⁻⁵³; proofs in each docstring; relative error e ⇒ at most e/u ulps, since an ulp of a
+double x is ≥ u·|x|):
+
+- ``expm1``: |computed − (e^x − 1)| ≤ 1.38·u·|e^x − 1| for −45 ≤ x ≤ 709.78 (EXPM1_BOUND_U).
+- ``log1p``: |computed − ln(1 + y)| ≤ 1.40·u·|ln(1 + y)| for −1 < y < ∞ (LOG1P_BOUND_U).
+- ``amplify``: A_η(ε) = ln(1 + η(e^ε − 1)) fused, with e^ε − 1 and η·(e^ε − 1) carried in double-double:
+  |error| ≤ 1.80u·A + 2⁻¹⁰⁷⁴ (ε ≤ 1400), ≤ 2.80u·A + 2⁻¹⁰⁷⁴ (ε > 1400), i.e. ≤ 2.80 ulps (AMPLIFY_BOUND_U).
+- ``amplify_quotient``: the same for η = num/den, the mantissas' quotient rounded once: one u more, ≤ 3.80 ulps.
+
+All are checked against 50-digit mpmath on random and edge arguments (tests/numeric/test_elementary.py,
+asserting the measured error ≤ the derived bound).  For comparison, glibc documents no bound for these two;
+measured, it is below 1 ulp.
+"""
+from __future__ import annotations
+
+import struct
+
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic, overload
+
+U = 2.0 ** -53
+EXPM1_BOUND_U = 1.38
+LOG1P_BOUND_U = 1.40
+AMPLIFY_BOUND_U = 1.80  # ε ≤ 1400 (plus 2⁻¹⁰⁷⁴ absolute); 2.80 above
+
+# Cody–Waite split of ln 2 (the same as numeric.special): LN2_HI has 21 trailing zero bits, so k·LN2_HI is exact
+# for |k| < 2²⁰; |ln 2 − LN2_HI − LN2_LO| < 1.17e-26.
+LN2_HI = 6.93147180369123816490e-01
+LN2_LO = 1.90821492927058770002e-10
+INV_LN2 = 1.4426950408889634
+SQRT2 = 1.4142135623730951
+SHIFTER = 6755399441055744.0  # 1.5·2⁵²: (t + SHIFTER) − SHIFTER is t rounded to the nearest integer, |t| < 2⁵¹
+SPLITTER = 134217729.0  # 2²⁷ + 1 (Veltkamp)
+SPLIT = 50331648.0  # 1.5·2²⁵: (v + SPLIT) − SPLIT is v rounded to a multiple of 2⁻²⁷ (|v| < 2²⁴)
+TINY = 2.0 ** -27
+INF = float("inf")
+NAN = float("nan")
+SHIFTER_BITS = 0x4338000000000000  # as_bits(SHIFTER)
+TWO52 = 4503599627370496.0
+TWO52_BITS = 0x4330000000000000  # as_bits(2⁵²)
+MANTISSA_MASK = 0x000FFFFFFFFFFFFF
+ONE_BITS = 0x3FF0000000000000
+
+# Taylor coefficients 1/j!, j = 3 … 14, rounded to nearest (relative error ≤ u each)
+E3, E4, E5, E6 = 0.16666666666666666, 0.041666666666666664, 0.008333333333333333, 0.001388888888888889
+E7, E8, E9, E10 = 0.0001984126984126984, 2.48015873015873e-05, 2.7557319223985893e-06, 2.755731922398589e-07
+E11, E12, E13, E14 = 2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10, 1.1470745597729725e-11
+# 2/(2j + 1), j = 1 … 11 (2·atanh(s) = 2s + s·R(s²), R(z) = Σ 2zʲ/(2j + 1))
+P1, P2, P3, P4 = 0.6666666666666666, 0.4, 0.2857142857142857, 0.2222222222222222
+P5, P6, P7, P8 = 0.18181818181818182, 0.15384615384615385, 0.13333333333333333, 0.11764705882352941
+P9, P10, P11 = 0.10526315789473684, 0.09523809523809523, 0.08695652173913043
+
+
+def as_double(bits: int) -> float:
+    """The double whose IEEE-754 bit pattern is the int64 ``bits`` (compiled: one LLVM bitcast)."""
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
+
+
+def as_bits(x: float) -> int:
+    """The IEEE-754 bit pattern of the double ``x`` as an int64 (compiled: one LLVM bitcast)."""
+    return struct.unpack("<q", struct.pack("<d", x))[0]
+
+
+@intrinsic
+def _bitcast_to_double(typingctx, bits):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _bitcast_to_int(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
+@overload(as_double, inline="always")
+def _as_double_overload(bits):
+    return lambda bits: _bitcast_to_double(bits)
+
+
+@overload(as_bits, inline="always")
+def _as_bits_overload(x):
+    return lambda x: _bitcast_to_int(x)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _exp_reduce(xc: float):
+    """For |xc| ≤ 1500: (k as the bits offset, k as a float, r, h1, corr) with e^xc = 2^k·(1 + r + h1 + corr)
+    up to the errors of ``expm1``'s proof; 1 + r + h1 are exact doubles, corr is small."""
+    t = xc * INV_LN2 + SHIFTER
+    kf = t - SHIFTER
+    # k from the bits of t = 1.5·2⁵² + k (a spacing of 1 there): an integer subtraction, where a float → int64
+    # conversion would not vectorise without AVX-512
+    k = as_bits(t) - SHIFTER_BITS
+    r_hi = xc - kf * LN2_HI
+    r_lo = kf * LN2_LO
+    r = r_hi - r_lo
+    bb = r - r_hi
+    rr = (r_hi - (r - bb)) + (-r_lo - bb)
+    r1 = (r + SPLIT) - SPLIT
+    r2 = r - r1
+    h1 = 0.5 * (r1 * r1)
+    h2 = 0.5 * (r2 * (r + r1))
+    q = E13 + r * E14
+    q = E12 + r * q
+    q = E11 + r * q
+    q = E10 + r * q
+    q = E9 + r * q
+    q = E8 + r * q
+    q = E7 + r * q
+    q = E6 + r * q
+    q = E5 + r * q
+    q = E4 + r * q
+    q = E3 + r * q
+    d = ((r * r) * r) * q
+    corr = (h2 + d) + rr * (1.0 + r)
+    return k, kf, r, h1, corr
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _exp_combine2(a_hi: float, a_lo: float, r: float, h1: float, corr: float):
+    """``_exp_combine`` with scale 1 and without its final rounding: (hi, lo) with hi + lo equal to the sum
+    before that rounding (a last TwoSum, exact) and |lo| ≤ u|hi|."""
+    s1 = a_hi + r
+    bb = s1 - a_hi
+    e1 = (a_hi - (s1 - bb)) + (r - bb)
+    s2 = s1 + h1
+    bb = s2 - s1
+    e2 = (s1 - (s2 - bb)) + (h1 - bb)
+    tail = ((e1 + e2) + a_lo) + corr
+    hi = s2 + tail
+    bb = hi - s2
+    return hi, (s2 - (hi - bb)) + (tail - bb)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _exp_combine(a_hi: float, a_lo: float, scale: float, r: float, h1: float, corr: float) -> float:
+    """(a_hi + a_lo) + scale·(r + h1 + corr) with one final rounding: a_hi, scale·r, scale·h1 exact, summed
+    with two TwoSums; their errors, a_lo and scale·corr added before the last addition."""
+    b = scale * r
+    s1 = a_hi + b
+    bb = s1 - a_hi
+    e1 = (a_hi - (s1 - bb)) + (b - bb)
+    c = scale * h1
+    s2 = s1 + c
+    bb = s2 - s1
+    e2 = (s1 - (s2 - bb)) + (c - bb)
+    return s2 + (((e1 + e2) + a_lo) + scale * corr)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def expm1(x: float) -> float:
+    """e^x − 1 with relative error ≤ 1.38u (u = 2⁻⁵³) for −45 ≤ x ≤ 709.78; −1 below, inf above, NaN for NaN.
+
+    Algorithm.  x is clamped to [−45, 710] (e^{−45} < 2⁻⁶⁴, so e^x − 1 rounds to −1 below; e^{710} overflows).
+    k = rint(x/ln 2) (|k| ≤ 1025), r_hi = x − k·LN2_HI is exact (k·LN2_HI has ≤ 43 bits and x/(k·LN2_HI) ∈
+    [½, 2], Sterbenz), r + rr = r_hi − k·LN2_LO exactly (TwoSum), |r| ≤ 0.34658.  Then
+
+        e^x − 1 = 2^k·(1 + r + r²/2 + r³·Q(r) + e^r(e^{rr} − 1)) − 1,   Q(r) = Σ_{j≥3} r^{j−3}/j!,
+
+    with r²/2 = h1 + h2, h1 = r1²/2 exact (r1 = r rounded to a multiple of 2⁻²⁷: ≤ 26 bits), h2 = r2(r + r1)/2,
+    r2 = r − r1 exact.  The terms 2^k − 1 (split as hi + lo when |k| > 53), 2^k·r and 2^k·h1 are exact and
+    summed with two TwoSums; the rest, D = 2^k·(h2 + d + rr(1 + r)), d = r³·Q̃(r), is small and added with
+    the TwoSum errors before the one final rounding.  k = 1024 (x > 709.43) is scaled by 2^1023 and the result
+    doubled (exact unless it overflows to inf).
+
+    Error bound (first order in u; the second-order terms are < 0.005u).  Relative to |E|, E = e^x − 1:
+    - Truncation: Q̃ stops at 1/14!; the Lagrange remainder is ≤ |r|¹²e^{|r|}/15!·|r|³ ≤ 2.8e-19·1.42·|r|,
+      and 2^k|r|/|E| ≤ 1.68 (k = 1, r = −ln2/2), so ≤ 6.7e-19 < 0.007u.
+    - Horner for Q̃ (11 steps, ratio |r·q_{j+1}/q_j| ≤ 0.35/4·1.06 ≤ 0.093, coefficients ≤ u): relative
+      error ε_j ≤ u + 1.103u + 0.103(u + ε_{j+1}) ⇒ ε_q ≤ 2.46u; d = ((r·r)·r)·q: ≤ 5.46u relative.
+    - corr = (h2 + d) + rr·(1 + r): two roundings, ≤ 2u|d| (h2, rr are < 2⁻²⁸|r| and u|r|); approximating
+      e^r(e^{rr} − 1) by rr(1 + r) errs by ≤ |rr|·|e^r − 1 − r| ≤ 0.068u|r|.
+    - inner sum ((e1 + e2) + lo) + D: three roundings, ≤ 3u|D| + O(u²)|E|.
+    - final rounding ≤ u|E|.
+    - reduction: |k|·(|ln 2 − LN2_HI − LN2_LO| + u·LN2_LO) ≤ 3.5e-23 in the exponent: ≤ 1e-5u.
+    With ρ_d = max 2^k|d|/|E| = 0.0308 (at k = 1, r = −ln2/2; k = 0: 0.0218; |k| ≥ 2 smaller, see
+    tests/numeric/test_elementary.py, which recomputes it with mpmath) and 2^k·0.068u|r|/|E| ≤ 0.042u
+    (|r|/|E|·2^k·|e^r − 1 − r| ≤ 1.68·0.025 at the same point):
+
+        |error| ≤ u + (5.46 + 2 + 3)u·0.0308 + 0.042u + 0.007u + 0.005u ≤ 1.3763u ≤ 1.38u.
+
+    Subnormal x: k = 0, r = x, every correction underflows to 0 and the result is x (exact rounding of
+    x + x²/2).  NaN propagates.  Monotone non-decreasing on every sample the tests try (not proven).
+    """
+    xc = x if x > -45.0 else -45.0
+    xc = xc if xc < 710.0 else 710.0
+    k, kf, r, h1, corr = _exp_reduce(xc)
+    big = kf > 1023.0
+    k1 = 1023 if big else k
+    scale = as_double((k1 + 1023) << 52)  # 2^k1, k1 ∈ [−65, 1023]
+    inv_f = 0.5 if big else 1.0
+    small = -53.0 <= kf <= 53.0
+    a_hi = (scale - inv_f) if small else (scale if kf > 0.0 else -inv_f)
+    a_lo = 0.0 if small else (-inv_f if kf > 0.0 else scale)
+    result = _exp_combine(a_hi, a_lo, scale, r, h1, corr)
+    result = result * 2.0 if big else result
+    return result if (x == x and x != 0.0) else x  # NaN, and −0.0 keeps its sign
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _log1p_core(yc: float, y_lo: float, extra: float) -> float:
+    """extra·ln 2 + ln(1 + yc + y_lo) for −1 < yc < inf, |y_lo| ≤ 2u|yc|, |yc| ≥ 2⁻²⁷ (``log1p``'s proof, with
+    y_lo added to the TwoSum error T: one more rounding of size ≤ u|T + y_lo| ≤ 3u²; extra is an integer-valued
+    float, |extra| < 2²⁰, added to the exponent e so e·LN2_HI stays exact)."""
+    s_ = 1.0 + yc
+    bb = s_ - 1.0
+    t_ = ((1.0 - (s_ - bb)) + (yc - bb)) + y_lo
+    bits = as_bits(s_)
+    # the biased exponent as a double, 2⁵² + E read as bits minus 2⁵² (no int64 → double conversion, which
+    # would not vectorise without AVX-512); s_ > 0 here
+    biased = as_double((bits >> 52) | TWO52_BITS) - TWO52
+    m = as_double((bits & MANTISSA_MASK) | ONE_BITS)
+    high = m > SQRT2
+    m = m * 0.5 if high else m
+    ef = biased - (1022.0 if high else 1023.0) + extra
+    f = m - 1.0
+    s = f / (2.0 + f)
+    z = s * s
+    w = P10 + z * P11
+    w = P9 + z * w
+    w = P8 + z * w
+    w = P7 + z * w
+    w = P6 + z * w
+    w = P5 + z * w
+    w = P4 + z * w
+    w = P3 + z * w
+    w = P2 + z * w
+    w = P1 + z * w
+    rz = z * w
+    f1 = (f + SPLIT) - SPLIT
+    f2 = f - f1
+    hh1 = 0.5 * (f1 * f1)
+    hh2 = 0.5 * (f2 * (f + f1))
+    v = s * ((hh1 + hh2) + rz)
+    a1 = f - hh1
+    bb = a1 - f
+    b1 = (f - (a1 - bb)) + (-hh1 - bb)
+    ehi = ef * LN2_HI
+    a2 = ehi + a1
+    bb = a2 - ehi
+    b2 = (ehi - (a2 - bb)) + (a1 - bb)
+    tail = ((((ef * LN2_LO - hh2) + t_ / s_) + b1) + b2) + v
+    return a2 + tail
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def log1p(y: float) -> float:
+    """ln(1 + y) with relative error ≤ 1.40u (u = 2⁻⁵³) for −1 < y < ∞; −inf at −1, NaN below −1 or for NaN,
+    inf at inf.
+
+    Algorithm.  |y| < 2⁻²⁷: y − (y/2)·y (truncation ≤ y²/3 < u/6, two roundings: ≤ 1.17u).  Otherwise
+    S + T = 1 + y exactly (TwoSum; S ≥ 2⁻⁵³ is normal), S = 2^e·m with m ∈ [1/√2, √2) read from S's bits,
+    f = m − 1 exact (Sterbenz), and
+
+        ln(1 + y) = e·ln 2 + log1p(f) + ln(1 + T/S),   |T/S| ≤ u,
+        log1p(f) = f − f²/2 + s·(f²/2 + R(z)),   s = f/(2 + f),  z = s²,  R(z) = Σ_{j≥1} 2zʲ/(2j + 1)
+
+    (the identity f − f²/2 + s·f²/2 = 2s and 2·atanh(s) = 2s + s·R(z)).  f²/2 = H1 + H2 with H1 = f1²/2 exact
+    (f1 = f rounded to a multiple of 2⁻²⁷) and H2 = f2(f + f1)/2, f2 = f − f1 exact.  e·LN2_HI, f − H1 and their
+    sum are carried exactly with TwoSums; the small terms −H2, e·LN2_LO, T/S and the TwoSum errors are added
+    first, V = s·((H1 + H2) + R) last, then the one final rounding.
+
+    Error bound (first order; relative to |L|, L = ln(1 + y); |s| ≤ 0.17158, z ≤ 0.029438):
+    - R stops at z¹¹: remainder ≤ |s|·2z¹²/25/(1 − z) < 1e-20 relative.  Horner for R/z (ratio ≤ 0.018): ≤ 2.1u;
+      s: 2 + f and ÷: ≤ 2.01u; z: ≤ 5.03u; R = z·(R/z): ≤ 8.3u.
+    - V: W = (H1 + H2) + R with two roundings, V = s·W: |V|·3.01u + |s|·(u·f²/2 + 8.3u|R| + u|W|).  At
+      f = √2 − 1 (s = 0.171573, f²/2 = 0.085786, R = 0.019979, W = 0.10577, V = 0.018147) this is 0.1159u
+      absolute, at f = 1/√2 − 1 0.0791u; the smallest |L| with |f| that large is ln √2 = 0.34657 (e = 0 or
+      e = −1, m = √2), so ≤ 0.335u relative; for smaller |f| the ratio is smaller (V/L = O(f²)).
+    - tail: the small terms (≤ 2.1e-7 + 3u) sum with rounding errors ≤ 1e-7u; adding V: ≤ u·0.0182/0.3466
+      = 0.053u; ln(1 + T/S) − T/S and the rounding of T/S ≤ 1.5u² absolute, |L| ≥ 2⁻²⁸ here: < 1e-7u; the
+      ln 2 split |e|·1.17e-26 with |L| ≥ 0.3466 when e ≠ 0: < 1e-6u.
+    - final rounding: u.
+
+        |error| ≤ u + 0.335u + 0.053u + 0.01u ≤ 1.40u.
+
+    Monotone non-decreasing on every sample the tests try (not proven).
+    """
+    yc = y if -1.0 < y < INF else 0.0  # the special values are selected at the end (no ÷0 in plain Python)
+    result = _log1p_core(yc, 0.0, 0.0)
+    tiny = -TINY < y < TINY
+    result = (yc - (0.5 * yc) * yc) if tiny else result
+    result = result if y < INF else INF
+    result = result if y > -1.0 else (-INF if y == -1.0 else NAN)
+    return result if y == y else y
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _split_pow2(x: float):
+    """x = 2^j·m for x > 0 finite: (m ∈ [1, 2), j as an int, j as a float), read from the bits (a subnormal x
+    first scaled by 2⁶⁴, exactly); the float j avoids an int64 → double conversion, which does not vectorise
+    without AVX-512."""
+    sub = x < 2.0 ** -1000
+    xs = x * 1.8446744073709552e19 if sub else x  # ·2⁶⁴
+    bits = as_bits(xs)
+    m = as_double((bits & MANTISSA_MASK) | ONE_BITS)
+    j = (bits >> 52) - (1087 if sub else 1023)
+    jf = as_double((bits >> 52) | TWO52_BITS) - TWO52 - (1087.0 if sub else 1023.0)
+    return m, j, jf
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _amplify_core(eps: float, eta_n: float, j: int, jf: float, zero: bool) -> float:
+    """``amplify`` for η = 2^j·eta_n, eta_n ∈ [1, 2) (0 if ``zero``)."""
+    ec = eps if eps < 1400.0 else 1400.0
+    k, kf, r, h1, corr = _exp_reduce(ec)
+    low = kf <= 53.0
+    inv_scale = as_double((1023 - (k if kf <= 1000.0 else 0)) << 52)  # 2^{−k} (k ≤ 1000; else unused)
+    a_hi = (1.0 - inv_scale) if low else 1.0  # 1 − 2^{−k} = a_hi + a_lo
+    a_lo = 0.0 if low else (-inv_scale if kf <= 1000.0 else 0.0)
+    s_hi, s_lo = _exp_combine2(a_hi, a_lo, r, h1, corr)
+    kj = k + j
+    kjf = kf + jf
+    # Dekker's product eta_n·s_hi = p + e
+    p = eta_n * s_hi
+    t = SPLITTER * eta_n
+    x_hi = t - (t - eta_n)
+    x_lo = eta_n - x_hi
+    t = SPLITTER * s_hi
+    z_hi = t - (t - s_hi)
+    z_lo = s_hi - z_hi
+    e = ((x_hi * z_hi - p) + x_hi * z_lo + x_lo * z_hi) + x_lo * z_lo
+    lo = e + eta_n * s_lo
+    over = kjf > 1000.0
+    kjc = 1000 if over else kj  # ∈ [−1074, 1000]
+    half = kjc >> 1  # two factors, each a normal power of two
+    f1 = as_double((half + 1023) << 52)
+    f2 = as_double((kjc - half + 1023) << 52)
+    y_hi = (p * f1) * f2
+    y_lo = (lo * f1) * f2
+    y_hi = 0.0 if zero else y_hi
+    y_lo = 0.0 if zero else y_lo
+    extra = (kjf - 1000.0) if over else 0.0
+    result = _log1p_core(y_hi, y_lo, extra)
+    result = (y_hi + (y_lo - (0.5 * y_hi) * y_hi)) if (y_hi < TINY and extra == 0.0) else result
+    result = result + (eps - ec)
+    return result if eps < INF else eps
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def amplify(eps: float, eta: float) -> float:
+    """A_η(ε) = ln(1 + η(e^ε − 1)) for 0 ≤ ε ≤ ∞ and 0 ≤ η ≤ 1 (SPEC T1's map): |error| ≤ 1.80u·A + 2⁻¹⁰⁷⁴
+    for ε ≤ 1400, ≤ 2.80u·A + 2⁻¹⁰⁷⁴ above (u = 2⁻⁵³; so ≤ 2.80 ulps), and an input η already in error by a
+    relative δ adds at most δ·A.
+
+    One exponential reduction and one logarithm for every ε and no branch (the libm route needed
+    ``numeric.special.amplify_large``, three more libm calls, above ε = 709), so a loop over it vectorises.
+
+    Algorithm.  ε_c = min(ε, 1400), e^{ε_c} − 1 = 2^k·σ with σ = (1 − 2^{−k}) + r + h1 + corr, the
+    reduction of ``expm1`` (``_exp_reduce``; 1 − 2^{−k} exact for k ≤ 53, else split as 1 and −2^{−k}, and
+    −2^{−k} dropped for k > 1000: a relative 2^{−1000}), summed with two TwoSums and renormalised but NOT
+    rounded: σ_hi + σ_lo (``_exp_combine2``).  η = 2^j·ηₙ exactly (ηₙ ∈ [1, 2) from the bits; a subnormal η
+    prescaled by 2⁶⁴).  ηₙ·σ_hi = p + e exactly (Dekker's product with Veltkamp splitting — plain +, −, ×,
+    so the plain-Python route is bit-identical — exact since ηₙ ∈ [1, 2) and |σ_hi| < 2 cannot overflow;
+    where σ_hi < 2⁻⁹⁶⁰ (ε < 2⁻⁹⁶⁰) the underflow of its partial products is < 2⁻¹⁰⁷² ≤ 2⁻¹¹²|p|).  Then
+    y_hi + y_lo = 2^{k+j}·(p + (e + ηₙ·σ_lo)) = η(e^{ε_c} − 1), the power of two applied as two normal factors
+    and capped at 2^{1000}; the rest goes to the logarithm as an exponent (``extra``; there y ≥ 2^{999} and
+    ln(1 + y) − ln y ≤ 2^{−999}).  A = ln(1 + y_hi + y_lo) by ``log1p``'s core with y_lo added to its TwoSum
+    error (or y_hi + (y_lo − y_hi²/2) for y_hi < 2⁻²⁷).  For ε > 1400, A(ε) = A(1400) + (ε − 1400).
+
+    Error bound.
+    - σ: ``expm1``'s error terms without its final rounding: (5.46 + 2 + 3)u·ρ_d + 0.042u + 0.007u + 0.005u
+      ≤ 0.38u relative to σ (ρ_d ≤ 0.0308 as there; for k > 1000, |d|/σ ≤ 0.0107).
+    - y: ηₙ·σ_lo and the addition into lo round by ≤ 2u·|σ_lo| ≤ 2u²|σ|; the factors 2^{k+j} are exact for
+      y_hi (when y_hi is normal, so is p·f1), while y_lo may lose ≤ 2⁻¹⁰⁷⁴ to underflow.  So y = η(e^{ε_c} −
+      1)(1 + δ_y) + δ_abs with |δ_y| ≤ 0.38u + 3u², |δ_abs| ≤ 2⁻¹⁰⁷⁴.
+    - ln(1 + y) has condition number y/((1 + y)ln(1 + y)) ≤ 1 and derivative ≤ 1: δ_y costs ≤ 0.38u relative
+      in A and δ_abs ≤ 2⁻¹⁰⁷⁴ absolute; ``log1p``'s core adds ≤ 1.40u (≤ 1.17u in the y_hi < 2⁻²⁷ branch; the
+      extra rounding of its T is ≤ 3u², against |A| ≥ 2⁻²⁸ there).  ε ≤ 1400: ≤ 1.78u·A + 2⁻¹⁰⁷⁴ + O(u²).
+    - ε > 1400: A(ε) − A(1400) − (ε − 1400) = ln(1 + (1 − η)e^{−ε}/η) − ln(1 + (1 − η)e^{−1400}/η) lies
+      below e^{−654} since η ≥ 2^{−1075} > e^{−746}.  A(1400) ≥ 654 with error ≤ 1.80u·A(1400); ε − 1400 is exact up
+      to ε = 2800 (Sterbenz), else rounded (≤ u(ε − 1400)); the sum rounds once more: ≤ 2.80u·A.
+    - An input η = η_true(1 + δ) (T2's m/n, T5's rate_to/rate_from: one division, |δ| ≤ u while η is a
+      normal double) multiplies y by 1 + δ: A's error grows by ≤ |δ|·A.
+    - Subnormal results (y_hi < 2⁻¹⁰²²): y_hi rounds in each of the two scalings (≤ ½ step each), y_lo loses
+      ≤ 1 step, the last addition ≤ ½: ≤ 2.5 steps of 2⁻¹⁰⁷⁴ plus a relative 1.6u — within 4 such steps.
+    ε = ∞ gives ∞; η = 0 or ε = 0 gives 0 exactly.
+    """
+    eta_n, j, jf = _split_pow2(eta)
+    return _amplify_core(eps, eta_n, j, jf, eta == 0.0)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def amplify_quotient(eps: float, num: float, den: float) -> float:
+    """A_η(ε) for η = num/den, 0 ≤ num ≤ den < ∞, den > 0 (T2's m/n, T5's rate_to/rate_from): ``amplify`` with
+    η's power of two taken from num and den separately and its mantissa m_num/m_den rounded once.
+
+    η = 2^{j_num − j_den}·(m_num/m_den), m ∈ [1, 2) exact (``_split_pow2``), so the one rounding of the
+    quotient of mantissas is a relative ≤ u — also where num/den itself would be a subnormal double and
+    lose up to all of its digits (rate_to = 1e-323, rate_from = 0.86: η = 1.2e-323 is off by 14 %, and so was
+    A_η(ε) at ε ≈ 700 with the libm kernels).  Then ``amplify``'s bound plus that u: |error| ≤ 2.80u·A +
+    u·A + 2⁻¹⁰⁷⁴, ≤ 3.80 ulps (≤ 2.80u·A below ε = 1400).
+    """
+    m_num, j_num, jf_num = _split_pow2(num)
+    m_den, j_den, jf_den = _split_pow2(den)
+    q = m_num / m_den  # ∈ (½, 2)
+    below = q < 1.0
+    eta_n = q * 2.0 if below else q
+    j = j_num - j_den - (1 if below else 0)
+    jf = jf_num - jf_den - (1.0 if below else 0.0)
+    return _amplify_core(eps, eta_n, j, jf, num == 0.0)
