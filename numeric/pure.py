@@ -41,6 +41,7 @@ import importlib
 import importlib.machinery
 import importlib.util
 import math
+import struct
 import sys
 import threading
 import types
@@ -90,7 +91,19 @@ def _fma(a: float, b: float, c: float) -> float:
         return math.inf if num > 0 else -math.inf
 
 
-INTRINSICS: dict[str, Callable] = {"fma": _fma}
+def _bitcast_to_double(bits: int) -> float:
+    """The double whose IEEE-754 pattern is the int64 ``bits`` (LLVM's bitcast in compiled code)."""
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
+
+
+def _bitcast_to_int(x: float) -> int:
+    """The IEEE-754 pattern of ``x`` as a signed int64 (LLVM's bitcast in compiled code)."""
+    return struct.unpack("<q", struct.pack("<d", x))[0]
+
+
+# by the intrinsic's name: numeric.special.fma, numeric.elementary's two bit casts
+INTRINSICS: dict[str, Callable] = {"fma": _fma, "_bitcast_to_double": _bitcast_to_double,
+                                   "_bitcast_to_int": _bitcast_to_int}
 
 
 # --- numba stand-in --------------------------------------------------------------------------------------
