@@ -106,7 +106,10 @@ def scalar_kernel(spec: str) -> Any:
         _import_numba()
         from numba import njit
 
-        function = _JITTED[spec] = njit(error_model="numpy", cache=True)(scalar_function(spec))
+        # Generated closed forms are short: inlined into the array loops at numba's IR level, so LLVM sees one
+        # loop body and can vectorise the libm-free ones (numeric.elementary); called from Python as before.
+        inline = "always" if spec.startswith("numeric._generated.") else "never"
+        function = _JITTED[spec] = njit(error_model="numpy", cache=True, inline=inline)(scalar_function(spec))
     return function
 
 
