@@ -26,7 +26,8 @@ before had an absolute error floor ≈ 2⁻⁹⁴ that cost 1e-7 relative at ε 
   error is DD_REL times |q ± ε| + qε + R (≈ ε²) instead of times q — the ADD point one float from the
   threshold (ε = 3.337e-6, q = 3.337e-6, c ≈ 1e-24) went from 1.1e-6 to 1e-13 relative.
 - log1p of a double-double by a float log1p and one Newton step with the double-double expm1; ln of a
-  double-double (|X| > 0.29) by frexp splitting and the same log1p; then a = s/θ − θ/2 in double-double.
+  double-double (|X| > 0.29) table-driven (``dd_log``: ``numeric.log_table`` and a short series); then
+  a = s/θ − θ/2 in double-double.
 - ``delta_up_both`` (direction="both") computes E (and R) once for both directions.
 
 **Running error bound.**  Besides the float evaluation of the base profile (covered by a measured budget in
@@ -47,6 +48,8 @@ from numba import njit
 
 from .erfcx import erfcx, erfcx_diff
 from .expm1_table import HALF_WIDTH as EM1_HALF, STEP as EM1_STEP, TABLE as EM1_TABLE
+from .log_table import STEP as LOG_STEP, TABLE as LOG_TABLE
+from .elementary import MANTISSA_MASK, ONE_BITS, as_bits, as_double
 from .special import spacing, two_product, up
 
 LN2 = 0.6931471805599453
@@ -264,22 +267,85 @@ def _log1p_newton(fh: float, fl: float):
     return quick_two_sum(y, (dh + dl) / (1.0 + eh))
 
 
+# 1/3 and 1/5 as double-doubles (mpmath); 1/4, 1/2 are exact; 1/6 … 1/11 only enter the float part
+INV3_HI, INV3_LO = 0.3333333333333333, 1.850371707708594e-17
+INV5_HI, INV5_LO = 0.2, -1.1102230246251566e-17
+
+
+@njit(cache=True)
+def _log1p_table_rest(u: float):
+    """ln(1 + u) for a float |u| ≤ U = 2⁻⁹(1 + 2⁻⁴¹) as a double-double, absolute error ≤ 2⁻⁹⁷·⁴|u| (below).
+
+    ln(1 + u) = u − u²·G(u), G(u) = Σ_{n≥0} (−1)ⁿuⁿ/(n + 2) = 1/2 − u/3 + u²/4 − u³/5 + u⁴(1/6 − u/7 + …), by
+    Horner: G = 1/2 − u(1/3 − u(1/4 − u(1/5 − u·g))), g = 1/6 − u(1/7 − u(1/8 − u(1/9 − u(1/10 − u/11)))) in
+    plain floats, the four outer levels in double-double (dd coefficients 1/3, 1/5; 1/4, 1/2 exact).
+    Error of G (absolute; |u| ≤ 2⁻⁸·⁹⁹, u^k/(k + 2) the terms):
+    - truncation: alternating series with decreasing terms, so ≤ the first omitted term u¹⁰/12 < 2⁻⁹³;
+    - g (≈ 1/6, enters multiplied by u⁴ < 2⁻³⁵·⁹): the coefficients' rounding ≤ 2⁻⁵⁵·⁵, the inner Horner
+      (each product and sum ≤ 2⁻⁵³ relative, the inner part ≤ 2⁻¹² of g) and the outer sum 1/6 − u(·) ≤ 2⁻⁵⁵:
+      ≤ 2⁻⁵³·⁵ absolute on g, ≤ 2⁻⁸⁹ on G;
+    - level 1/5: −u·g rounded once (≤ 2⁻⁵³·|u·g| ≤ 2⁻⁶⁴·⁵), then an exact TwoSum with 1/5 and the dd tail:
+      ≤ 2⁻⁶⁴ absolute, times u³ < 2⁻²⁶·⁹: ≤ 2⁻⁹⁰·⁹ on G;
+    - the three dd levels (dd_mul_f ≤ 2·2⁻¹⁰⁶, dd_add ≤ 3·2⁻¹⁰⁶ relative to results ≤ 1/2): ≤ 2⁻¹⁰²;
+    so G is within 2⁻⁹³ + 2⁻⁸⁹ + 2⁻⁹⁰·⁹ + 2⁻¹⁰² < 2⁻⁸⁸·⁶ of the exact G(u), and u²·G, formed as dd_mul of G and
+    the exact u² (TwoProduct, ≤ 7·2⁻¹⁰⁶ relative), carries ≤ u²·(2⁻⁸⁸·⁶ + 2⁻¹⁰³) ≤ 2⁻⁹⁷·⁵·|u| (u² ≤ 2⁻⁸·⁹⁹|u|);
+    the final u − u²G (dd_add, ≤ 3·2⁻¹⁰⁶ of a result ≤ 1.001|u|) adds ≤ 2⁻¹⁰⁴·⁴|u|.  In all ≤ 2⁻⁹⁷·⁴|u|
+    (measured against mpmath: ≈ 2⁻¹⁰⁰|u| at |u| = 2⁻⁹; tests/numeric/test_subsampled_dd.py).
+    """
+    g = 1.0 / 6.0 - u * (1.0 / 7.0 - u * (0.125 - u * (1.0 / 9.0 - u * (0.1 - u * (1.0 / 11.0)))))
+    h, l = two_sum(INV5_HI, -u * g)
+    h, l = dd_mul_f(h, l + INV5_LO, u)
+    h, l = dd_add(0.25, 0.0, -h, -l)
+    h, l = dd_mul_f(h, l, u)
+    h, l = dd_add(INV3_HI, INV3_LO, -h, -l)
+    h, l = dd_mul_f(h, l, u)
+    h, l = dd_add(0.5, 0.0, -h, -l)
+    p2, e2 = two_product(u, u)
+    wh, wl = dd_mul(h, l, p2, e2)
+    return dd_add(u, 0.0, -wh, -wl)
+
+
 @njit(cache=True)
 def dd_log(zh: float, zl: float):
-    """ln(zh + zl) for a positive double-double, absolute error ≲ 2⁻¹⁰³(1 + |ln z|)."""
+    """ln(zh + zl) for a positive double-double (|zl| ≤ 2⁻⁵³|zh|), absolute error ≤ 2⁻¹⁰²(1 + |ln z|).
+
+    Table-driven (it replaced a float log1p and a Newton step with the double-double expm1, which cost ≈ 1.8× as much):
+    z = 2^k·m, m = mh + ml, mh ∈ [1, 2) exact (read from the bits; ml = zl·2^{−k}, an exact power-of-two scaling); j = ⌊256(mh − 1) + ½⌋ (exact
+    arithmetic: 256(mh − 1) is a multiple of 2⁻⁴⁴ below 256), so |mh − c_j| ≤ 2⁻⁹, c_j = 1 + j/256.  With
+    r_j = fl(1/c_j) and T_j = −ln r_j from ``numeric.log_table`` (dd, ≤ 2⁻¹⁰⁶ relative, r_j the rounded value so
+    the identity is exact):
+
+        ln z = k·ln 2 + T_j + ln(1 + u),   u = m·r_j − 1.
+
+    u: TwoProduct gives mh·r_j = p + e exactly; p ∈ [1 − 2⁻⁸, 1 + 2⁻⁸] so p − 1 is exact (Sterbenz); e + ml·r_j is
+    rounded twice (|e| ≤ 2⁻⁵³, |ml·r_j| ≤ 2⁻⁵²): ≤ 2⁻¹⁰³·⁴ absolute; TwoSum then splits u = uh + ul exactly,
+    |ul| ≤ 2⁻⁵³|uh|.  |u| ≤ |m/c_j − 1|(1 + 2⁻⁵³) + 2⁻⁵³·|m/c_j| ≤ 2⁻⁹ + 2⁻⁵¹ = U (|m − c_j| ≤ 2⁻⁹ + |ml|).
+    ln(1 + uh + ul) = ln(1 + uh) + ln(1 + ul/(1 + uh)): the first by ``_log1p_table_rest`` (≤ 2⁻⁹⁷·⁴|uh| ≤
+    2⁻¹⁰⁶·⁴), the second as the float ul/(1 + uh) (two roundings ≤ 2⁻⁵²·|ul| and the dropped square ≤ ul²: below
+    2⁻¹¹³).  A quick-two-sum renormalises (exact) before the accurate dd additions (each ≤ 3·2⁻¹⁰⁶ relative to
+    its result): + T_j gives ln m ≤ ln 2·(1 + 2⁻⁹⁰): ≤ 2⁻¹⁰⁴·⁵; k·ln 2 from ln 2 = LN2_HI + LN2_LO + LN2_LO2 (to
+    1.2e-43, so ≤ 2⁻¹⁴¹|k|; k·LN2_HI and TwoProduct exact): ≤ 3·2⁻¹⁰⁶(|ln z| + ln 2) + 2⁻¹³⁸|k|; the last sum
+    ≤ 3·2⁻¹⁰⁶|ln z|; T_j itself ≤ 2⁻¹⁰⁶·ln 2.  Sum, with |k| ≤ 1700 and |k|·ln 2 ≤ |ln z| + ln 2:
+    (2⁻¹⁰³·⁴ + 2⁻¹⁰⁶·⁴ + 2⁻¹¹³ + 2⁻¹⁰⁴·⁵ + 3·2⁻¹⁰⁶·ln 2 + 2⁻¹⁰⁶·⁵ + 2⁻¹²⁷) + 6·2⁻¹⁰⁶|ln z| ≤ 1.6·2⁻¹⁰³ + 0.75·2⁻¹⁰³|ln z|
+    < 2⁻¹⁰²(1 + |ln z|) — well inside the DD_REL = 2⁻⁹⁴ per quantity that ``shifted_log`` charges.
+    """
     extra = 0.0
     if zh < 2.2250738585072014e-308:  # subnormal: scale into the normal range first (exact)
         zh = zh * 2.0 ** 600
         zl = zl * 2.0 ** 600
         extra = -600.0
-    mant, expo = math.frexp(zh)
-    if mant < SQRT_HALF:
-        expo -= 1
-    mh = math.ldexp(zh, -expo)
-    ml = math.ldexp(zl, -expo)
-    fh, fl = dd_add(mh, ml, -1.0, 0.0)  # m − 1 ∈ [−0.293, 0.415]
-    lh, ll = _log1p_newton(fh, fl)
-    k = float(expo) + extra
+    bits = as_bits(zh)
+    biased = bits >> 52  # zh = mh·2^{biased − 1023}, zh > 0 normal
+    mh = as_double((bits & MANTISSA_MASK) | ONE_BITS)
+    ml = (zl * as_double((2047 - biased) << 52)) * 0.5  # zl·2^{1023 − biased}: exact (the factor is normal)
+    j = int((mh - 1.0) * LOG_STEP + 0.5)
+    r = LOG_TABLE[j, 0]
+    p, e = two_product(mh, r)
+    uh, ul = two_sum(p - 1.0, e + ml * r)
+    lh, ll = _log1p_table_rest(uh)
+    lh, ll = quick_two_sum(lh, ll + ul / (1.0 + uh))
+    lh, ll = dd_add(LOG_TABLE[j, 1], LOG_TABLE[j, 2], lh, ll)
+    k = float(biased - 1023) + extra
     p, e = two_product(k, LN2_LO)
     kh, kl = dd_add(k * LN2_HI, 0.0, p, e + k * LN2_LO2)
     return dd_add(kh, kl, lh, ll)
