@@ -144,6 +144,18 @@ INV120_HI, INV120_LO = 0.008333333333333333, 1.1564823173178714e-19
 
 
 @njit(cache=True)
+def _dd_add_dominant(ah: float, al: float, bh: float, bl: float):
+    """(ah + al) + (bh + bl) for normalised double-doubles with |bh| ≤ |ah|/4: one TwoSum of the heads, the tails
+    added in floats.  Error (u = 2⁻⁵³): the tails' sum rounds by ≤ u(|al| + |bl|) ≤ u²(|ah| + |bh|), adding it to
+    the TwoSum error (≤ u|ah + bh|) by ≤ u·(u|ah + bh| + u|ah| + u|bh|)(1 + u); the quick-two-sum is exact.  With
+    |bh| ≤ |ah|/4 that is ≤ u²·(1.25 + 1.25 + 1.25)|ah|(1 + 2u), and the sum is ≥ ¾|ah|(1 − 2u): ≤ 5.1u²·|sum|.  (The accurate ``dd_add``, ≤ 3u², is
+    kept wherever the two can be of similar size.)"""
+    s, e = two_sum(ah, bh)
+    e += al + bl
+    return quick_two_sum(s, e)
+
+
+@njit(cache=True)
 def _expm1_rest(r: float):
     """e^r − 1 − r for a float |r| ≤ 2⁻⁹ as a double-double, relative error ≲ 2⁻¹⁰⁴.
 
@@ -156,11 +168,14 @@ def _expm1_rest(r: float):
                                                                         + r * (1.0 / 3628800.0 + r / 39916800.0)))))
     h, l = two_sum(INV120_HI, g)
     h, l = dd_mul_f(h, l + INV120_LO, r)
-    h, l = dd_add(INV24_HI, INV24_LO, h, l)
+    # each level adds r·(previous level), |r| ≤ 2⁻⁹, to a coefficient ≥ 5× that level: ``_dd_add_dominant``
+    # (≤ 5.1·2⁻¹⁰⁶ relative) instead of the accurate dd_add (≤ 3·2⁻¹⁰⁶), within the ≤ 7·2⁻¹⁰⁶ per step that
+    # DD_REL's margin assumes
+    h, l = _dd_add_dominant(INV24_HI, INV24_LO, h, l)
     h, l = dd_mul_f(h, l, r)
-    h, l = dd_add(INV6_HI, INV6_LO, h, l)
+    h, l = _dd_add_dominant(INV6_HI, INV6_LO, h, l)
     h, l = dd_mul_f(h, l, r)
-    h, l = dd_add(0.5, 0.0, h, l)
+    h, l = _dd_add_dominant(0.5, 0.0, h, l)
     p2, e2 = two_product(r, r)
     return dd_mul(h, l, p2, e2)
 
@@ -286,23 +301,24 @@ def _log1p_table_rest(u: float):
       ≤ 2⁻⁵³·⁵ absolute on g, ≤ 2⁻⁸⁹ on G;
     - level 1/5: −u·g rounded once (≤ 2⁻⁵³·|u·g| ≤ 2⁻⁶⁴·⁵), then an exact TwoSum with 1/5 and the dd tail:
       ≤ 2⁻⁶⁴ absolute, times u³ < 2⁻²⁶·⁹: ≤ 2⁻⁹⁰·⁹ on G;
-    - the three dd levels (dd_mul_f ≤ 2·2⁻¹⁰⁶, dd_add ≤ 3·2⁻¹⁰⁶ relative to results ≤ 1/2): ≤ 2⁻¹⁰²;
-    so G is within 2⁻⁹³ + 2⁻⁸⁹ + 2⁻⁹⁰·⁹ + 2⁻¹⁰² < 2⁻⁸⁸·⁶ of the exact G(u), and u²·G, formed as dd_mul of G and
+    - the three dd levels (dd_mul_f ≤ 2·2⁻¹⁰⁶, ``_dd_add_dominant`` ≤ 5.1·2⁻¹⁰⁶ relative to results ≤ 1/2; the
+      added part is ≤ 2⁻⁸·⁹⁹/2 of the coefficient): ≤ 2⁻¹⁰¹·⁵;
+    so G is within 2⁻⁹³ + 2⁻⁸⁹ + 2⁻⁹⁰·⁹ + 2⁻¹⁰¹·⁵ < 2⁻⁸⁸·⁶ of the exact G(u), and u²·G, formed as dd_mul of G and
     the exact u² (TwoProduct, ≤ 7·2⁻¹⁰⁶ relative), carries ≤ u²·(2⁻⁸⁸·⁶ + 2⁻¹⁰³) ≤ 2⁻⁹⁷·⁵·|u| (u² ≤ 2⁻⁸·⁹⁹|u|);
-    the final u − u²G (dd_add, ≤ 3·2⁻¹⁰⁶ of a result ≤ 1.001|u|) adds ≤ 2⁻¹⁰⁴·⁴|u|.  In all ≤ 2⁻⁹⁷·⁴|u|
+    the final u − u²G (``_dd_add_dominant``, |u²G| ≤ 2⁻⁹·⁹|u|: ≤ 5.1·2⁻¹⁰⁶ of a result ≤ |u|) adds ≤ 2⁻¹⁰³·⁶|u|.  In all ≤ 2⁻⁹⁷·⁴|u|
     (measured against mpmath: ≈ 2⁻¹⁰⁰|u| at |u| = 2⁻⁹; tests/numeric/test_subsampled_dd.py).
     """
     g = 1.0 / 6.0 - u * (1.0 / 7.0 - u * (0.125 - u * (1.0 / 9.0 - u * (0.1 - u * (1.0 / 11.0)))))
     h, l = two_sum(INV5_HI, -u * g)
     h, l = dd_mul_f(h, l + INV5_LO, u)
-    h, l = dd_add(0.25, 0.0, -h, -l)
+    h, l = _dd_add_dominant(0.25, 0.0, -h, -l)
     h, l = dd_mul_f(h, l, u)
-    h, l = dd_add(INV3_HI, INV3_LO, -h, -l)
+    h, l = _dd_add_dominant(INV3_HI, INV3_LO, -h, -l)
     h, l = dd_mul_f(h, l, u)
-    h, l = dd_add(0.5, 0.0, -h, -l)
+    h, l = _dd_add_dominant(0.5, 0.0, -h, -l)
     p2, e2 = two_product(u, u)
     wh, wl = dd_mul(h, l, p2, e2)
-    return dd_add(u, 0.0, -wh, -wl)
+    return _dd_add_dominant(u, 0.0, -wh, -wl)
 
 
 @njit(cache=True)
@@ -424,12 +440,14 @@ def shifted_log(eh: float, el: float, rho_e: float, nh: float, nl: float, rho_n:
       |d| ≤ (rho_e + rho_w + DD_REL)/(1 − rho_w) ≤ 1.5(rho_e + rho_w + DD_REL) ≤ 0.51, so 1 + X and 1 + X(1 + d)
       are ≥ 1 − 0.29·1.51 ≥ 0.56, and |log1p(X(1 + d)) − log1p(X)| ≤ |X|·|d|/0.56 ≤ 3|X|(rho_e + rho_w + DD_REL);
       ``_log1p_newton`` adds ≤ DD_REL·|s|.
-    - otherwise s = ln(N/w) with |s| ≥ ln(1/0.71) > 0.34: the ratio's perturbation changes s by at most
+    - otherwise (computed |X| > 0.279) s = ln(N/w), |s| ≳ 0.24: the ratio's perturbation changes s by at most
       −ln(1 − rho_n) − ln(1 − rho_w) ≤ 1.5(rho_n + rho_w) (each ≤ 1/3); dd_log adds ≤ DD_REL(1 + |s|) (or,
       where the quotient leaves the normal range, ln N − ln w with ≤ DD_REL(2 + |ln N| + |ln w|)).
     """
-    xh, xl = dd_div(eh, el, wh, wl)
-    if abs(xh) <= 0.29:
+    # the float quotient decides the route (a dd quotient only where it is used): |eh/wh − X| ≤ 2⁻⁵⁰|X|, so
+    # |eh/wh| ≤ 0.28 puts the dd X below 0.29 in magnitude, and elsewhere |X| > 0.279
+    if abs(eh / wh) <= 0.28:
+        xh, xl = dd_div(eh, el, wh, wl)
         sh, sl = _log1p_newton(xh, xl)
         return sh, sl, 3.0 * abs(xh) * (rho_e + rho_w + DD_REL) + DD_REL * abs(sh)
     rho = 1.5 * (rho_n + rho_w)
