@@ -340,10 +340,10 @@ def dd_log(zh: float, zl: float):
     2⁻¹⁰⁶·⁴), the second as the float ul/(1 + uh) (two roundings ≤ 2⁻⁵²·|ul| and the dropped square ≤ ul²: below
     2⁻¹¹³).  A quick-two-sum renormalises (exact) before the accurate dd additions (each ≤ 3·2⁻¹⁰⁶ relative to
     its result): + T_j gives ln m ≤ ln 2·(1 + 2⁻⁹⁰): ≤ 2⁻¹⁰⁴·⁵; k·ln 2 from ln 2 = LN2_HI + LN2_LO + LN2_LO2 (to
-    1.2e-43, so ≤ 2⁻¹⁴¹|k|; k·LN2_HI and TwoProduct exact): ≤ 3·2⁻¹⁰⁶(|ln z| + ln 2) + 2⁻¹³⁸|k|; the last sum
-    ≤ 3·2⁻¹⁰⁶|ln z|; T_j itself ≤ 2⁻¹⁰⁶·ln 2.  Sum, with |k| ≤ 1700 and |k|·ln 2 ≤ |ln z| + ln 2:
-    (2⁻¹⁰³·⁴ + 2⁻¹⁰⁶·⁴ + 2⁻¹¹³ + 2⁻¹⁰⁴·⁵ + 3·2⁻¹⁰⁶·ln 2 + 2⁻¹⁰⁶·⁵ + 2⁻¹²⁷) + 6·2⁻¹⁰⁶|ln z| ≤ 1.6·2⁻¹⁰³ + 0.75·2⁻¹⁰³|ln z|
-    < 2⁻¹⁰²(1 + |ln z|) — well inside the DD_REL = 2⁻⁹⁴ per quantity that ``shifted_log`` charges.
+    1.2e-43, so ≤ 2⁻¹⁴¹|k|; k·LN2_HI and TwoProduct exact; ``_dd_add_dominant``, ≤ 5.1·2⁻¹⁰⁶):
+    ≤ 5.1·2⁻¹⁰⁶(|ln z| + ln 2) + 2⁻¹³⁸|k|; the last sum ≤ 3·2⁻¹⁰⁶|ln z|; T_j itself ≤ 2⁻¹⁰⁶·ln 2.  Sum, with
+    |k| ≤ 1700 and |k|·ln 2 ≤ |ln z| + ln 2: (2⁻¹⁰³·⁴ + 2⁻¹⁰⁶·⁴ + 2⁻¹¹³ + 2⁻¹⁰⁴·⁵ + 5.1·2⁻¹⁰⁶·ln 2 + 2⁻¹⁰⁶·⁵ +
+    2⁻¹²⁷) + 8.1·2⁻¹⁰⁶|ln z| ≤ 1.75·2⁻¹⁰³ + 1.02·2⁻¹⁰³|ln z| < 2⁻¹⁰²(1 + |ln z|) — well inside the DD_REL = 2⁻⁹⁴ per quantity that ``shifted_log`` charges.
     """
     extra = 0.0
     if zh < 2.2250738585072014e-308:  # subnormal: scale into the normal range first (exact)
@@ -363,7 +363,7 @@ def dd_log(zh: float, zl: float):
     lh, ll = dd_add(LOG_TABLE[j, 1], LOG_TABLE[j, 2], lh, ll)
     k = float(biased - 1023) + extra
     p, e = two_product(k, LN2_LO)
-    kh, kl = dd_add(k * LN2_HI, 0.0, p, e + k * LN2_LO2)
+    kh, kl = _dd_add_dominant(k * LN2_HI, 0.0, p, e + k * LN2_LO2)  # |p| ≤ 2⁻³²|k·LN2_HI| (0 when k = 0)
     return dd_add(kh, kl, lh, ll)
 
 
