@@ -148,8 +148,8 @@ def _dd_add_dominant(ah: float, al: float, bh: float, bl: float):
     """(ah + al) + (bh + bl) for normalised double-doubles with |bh| ≤ |ah|/4: one TwoSum of the heads, the tails
     added in floats.  Error (u = 2⁻⁵³): the tails' sum rounds by ≤ u(|al| + |bl|) ≤ u²(|ah| + |bh|), adding it to
     the TwoSum error (≤ u|ah + bh|) by ≤ u·(u|ah + bh| + u|ah| + u|bh|)(1 + u); the quick-two-sum is exact.  With
-    |bh| ≤ |ah|/4 that is ≤ u²·(1.25 + 1.25 + 1.25)|ah|(1 + 2u), and the sum is ≥ ¾|ah|(1 − 2u): ≤ 5.1u²·|sum|.  (The accurate ``dd_add``, ≤ 3u², is
-    kept wherever the two can be of similar size.)"""
+    |bh| ≤ |ah|/4 that is ≤ u²·(1.25 + 1.25 + 1.25)|ah|(1 + 2u), and the sum is ≥ ¾|ah|(1 − 2u): ≤ 5.1u²·|sum|.
+    (The accurate ``dd_add``, ≤ 3u², is kept wherever the two can be of similar size.)"""
     s, e = two_sum(ah, bh)
     e += al + bl
     return quick_two_sum(s, e)
@@ -305,8 +305,8 @@ def _log1p_table_rest(u: float):
       added part is ≤ 2⁻⁸·⁹⁹/2 of the coefficient): ≤ 2⁻¹⁰¹·⁵;
     so G is within 2⁻⁹³ + 2⁻⁸⁹ + 2⁻⁹⁰·⁹ + 2⁻¹⁰¹·⁵ < 2⁻⁸⁸·⁶ of the exact G(u), and u²·G, formed as dd_mul of G and
     the exact u² (TwoProduct, ≤ 7·2⁻¹⁰⁶ relative), carries ≤ u²·(2⁻⁸⁸·⁶ + 2⁻¹⁰³) ≤ 2⁻⁹⁷·⁵·|u| (u² ≤ 2⁻⁸·⁹⁹|u|);
-    the final u − u²G (``_dd_add_dominant``, |u²G| ≤ 2⁻⁹·⁹|u|: ≤ 5.1·2⁻¹⁰⁶ of a result ≤ |u|) adds ≤ 2⁻¹⁰³·⁶|u|.  In all ≤ 2⁻⁹⁷·⁴|u|
-    (measured against mpmath: ≈ 2⁻¹⁰⁰|u| at |u| = 2⁻⁹; tests/numeric/test_subsampled_dd.py).
+    the final u − u²G (``_dd_add_dominant``, |u²G| ≤ 2⁻⁹·⁹|u|: ≤ 5.1·2⁻¹⁰⁶ of a result ≤ |u|) adds ≤ 2⁻¹⁰³·⁶|u|.
+    In all ≤ 2⁻⁹⁷·⁴|u| (measured against mpmath: ≈ 2⁻¹⁰⁰|u| at |u| = 2⁻⁹; tests/numeric/test_subsampled_dd.py).
     """
     g = 1.0 / 6.0 - u * (1.0 / 7.0 - u * (0.125 - u * (1.0 / 9.0 - u * (0.1 - u * (1.0 / 11.0)))))
     h, l = two_sum(INV5_HI, -u * g)
@@ -326,10 +326,10 @@ def dd_log(zh: float, zl: float):
     """ln(zh + zl) for a positive double-double (|zl| ≤ 2⁻⁵³|zh|), absolute error ≤ 2⁻¹⁰²(1 + |ln z|).
 
     Table-driven (it replaced a float log1p and a Newton step with the double-double expm1, which cost ≈ 1.8× as much):
-    z = 2^k·m, m = mh + ml, mh ∈ [1, 2) exact (read from the bits; ml = zl·2^{−k}, an exact power-of-two scaling); j = ⌊256(mh − 1) + ½⌋ (exact
-    arithmetic: 256(mh − 1) is a multiple of 2⁻⁴⁴ below 256), so |mh − c_j| ≤ 2⁻⁹, c_j = 1 + j/256.  With
-    r_j = fl(1/c_j) and T_j = −ln r_j from ``numeric.log_table`` (dd, ≤ 2⁻¹⁰⁶ relative, r_j the rounded value so
-    the identity is exact):
+    z = 2^k·m, m = mh + ml, mh ∈ [1, 2) exact (read from the bits; ml = zl·2^{−k}, an exact power-of-two
+    scaling); j = ⌊256(mh − 1) + ½⌋ (exact arithmetic: 256(mh − 1) is a multiple of 2⁻⁴⁴ below 256), so
+    |mh − c_j| ≤ 2⁻⁹, c_j = 1 + j/256.  With r_j = fl(1/c_j) and T_j = −ln r_j from ``numeric.log_table`` (dd,
+    ≤ 2⁻¹⁰⁶ relative, r_j the rounded value so the identity is exact):
 
         ln z = k·ln 2 + T_j + ln(1 + u),   u = m·r_j − 1.
 
@@ -338,12 +338,13 @@ def dd_log(zh: float, zl: float):
     |ul| ≤ 2⁻⁵³|uh|.  |u| ≤ |m/c_j − 1|(1 + 2⁻⁵³) + 2⁻⁵³·|m/c_j| ≤ 2⁻⁹ + 2⁻⁵¹ = U (|m − c_j| ≤ 2⁻⁹ + |ml|).
     ln(1 + uh + ul) = ln(1 + uh) + ln(1 + ul/(1 + uh)): the first by ``_log1p_table_rest`` (≤ 2⁻⁹⁷·⁴|uh| ≤
     2⁻¹⁰⁶·⁴), the second as the float ul/(1 + uh) (two roundings ≤ 2⁻⁵²·|ul| and the dropped square ≤ ul²: below
-    2⁻¹¹³).  A quick-two-sum renormalises (exact) before the accurate dd additions (each ≤ 3·2⁻¹⁰⁶ relative to
-    its result): + T_j gives ln m ≤ ln 2·(1 + 2⁻⁹⁰): ≤ 2⁻¹⁰⁴·⁵; k·ln 2 from ln 2 = LN2_HI + LN2_LO + LN2_LO2 (to
+    2⁻¹¹³).  A quick-two-sum renormalises (exact) before the dd additions (accurate ones ≤ 3·2⁻¹⁰⁶ relative to
+    their result): + T_j gives ln m ≤ ln 2·(1 + 2⁻⁹⁰): ≤ 2⁻¹⁰⁴·⁵; k·ln 2 from ln 2 = LN2_HI + LN2_LO + LN2_LO2 (to
     1.2e-43, so ≤ 2⁻¹⁴¹|k|; k·LN2_HI and TwoProduct exact; ``_dd_add_dominant``, ≤ 5.1·2⁻¹⁰⁶):
     ≤ 5.1·2⁻¹⁰⁶(|ln z| + ln 2) + 2⁻¹³⁸|k|; the last sum ≤ 3·2⁻¹⁰⁶|ln z|; T_j itself ≤ 2⁻¹⁰⁶·ln 2.  Sum, with
     |k| ≤ 1700 and |k|·ln 2 ≤ |ln z| + ln 2: (2⁻¹⁰³·⁴ + 2⁻¹⁰⁶·⁴ + 2⁻¹¹³ + 2⁻¹⁰⁴·⁵ + 5.1·2⁻¹⁰⁶·ln 2 + 2⁻¹⁰⁶·⁵ +
-    2⁻¹²⁷) + 8.1·2⁻¹⁰⁶|ln z| ≤ 1.75·2⁻¹⁰³ + 1.02·2⁻¹⁰³|ln z| < 2⁻¹⁰²(1 + |ln z|) — well inside the DD_REL = 2⁻⁹⁴ per quantity that ``shifted_log`` charges.
+    2⁻¹²⁷) + 8.1·2⁻¹⁰⁶|ln z| ≤ 1.75·2⁻¹⁰³ + 1.02·2⁻¹⁰³|ln z| < 2⁻¹⁰²(1 + |ln z|)
+    — well inside the DD_REL = 2⁻⁹⁴ per quantity that ``shifted_log`` charges.
     """
     extra = 0.0
     if zh < 2.2250738585072014e-308:  # subnormal: scale into the normal range first (exact)
