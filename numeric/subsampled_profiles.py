@@ -121,7 +121,13 @@ def dd_mul_f(ah: float, al: float, b: float):
 
 @njit(cache=True)
 def dd_div_f(ah: float, al: float, b: float):
-    """(ah + al)/b as a double-double (b a nonzero float)."""
+    """(ah + al)/b as a double-double (b a nonzero float; |al| ≤ u|ah|, u = 2⁻⁵³), relative error ≤ 5.1u².
+
+    q1 = fl(ah/b) is within u|ah/b|, so p = fl(q1·b) is within ~2u of ah and ah − p is exact (Sterbenz); p + e = q1·b
+    exactly (TwoProduct), so the residual a − q1·b = (ah − p) − e + al, with |(ah − p) − e| ≤ u|ah|: its two
+    roundings ≤ u²|ah| + 2u²|ah|(1 + u), the quotient's ≤ u·2u|ah/b|(1 + u); the quick-two-sum is exact.  Sum
+    ≤ 5u²|ah/b|(1 + 2u) ≤ 5.1u²·|a/b|.
+    """
     q1 = ah / b
     p, e = two_product(q1, b)
     r = ((ah - p) - e + al) / b
@@ -448,11 +454,14 @@ def shifted_log(eh: float, el: float, rho_e: float, nh: float, nl: float, rho_n:
     # the float quotient decides the route (a dd quotient only where it is used): |eh/wh − X| ≤ 2⁻⁵⁰|X|, so
     # |eh/wh| ≤ 0.28 puts the dd X below 0.29 in magnitude, and elsewhere |X| > 0.279
     if abs(eh / wh) <= 0.28:
-        xh, xl = dd_div(eh, el, wh, wl)
+        xh, xl = dd_div_f(eh, el, wh) if wl == 0.0 else dd_div(eh, el, wh, wl)
         sh, sl = _log1p_newton(xh, xl)
         return sh, sl, 3.0 * abs(xh) * (rho_e + rho_w + DD_REL) + DD_REL * abs(sh)
     rho = 1.5 * (rho_n + rho_w)
-    yh, yl = dd_div(nh, nl, wh, wl)
+    if wl == 0.0:  # w a float (REMOVE: w = q): the float-divisor quotient, one dd addition less
+        yh, yl = dd_div_f(nh, nl, wh)
+    else:
+        yh, yl = dd_div(nh, nl, wh, wl)
     if 2.2250738585072014e-308 <= yh <= 1e300:
         sh, sl = dd_log(yh, yl)
         return sh, sl, rho + DD_REL * (abs(sh) + 2.0)
