@@ -26,7 +26,7 @@ before had an absolute error floor ≈ 2⁻⁹⁴ that cost 1e-7 relative at ε 
   error is DD_REL times |q ± ε| + qε + R (≈ ε²) instead of times q — the ADD point one float from the
   threshold (ε = 3.337e-6, q = 3.337e-6, c ≈ 1e-24) went from 1.1e-6 to 1e-13 relative.
 - log1p of a double-double by a float log1p and one Newton step with the double-double expm1; ln of a
-  double-double (|X| > 0.29) table-driven (``dd_log``: ``numeric.log_table`` and a short series); then
+  double-double (|X| ≳ 0.28) table-driven (``dd_log``: ``numeric.log_table`` and a short series); then
   a = s/θ − θ/2 in double-double.
 - ``delta_up_both`` (direction="both") computes E (and R) once for both directions.
 
@@ -360,7 +360,8 @@ def dd_log(zh: float, zl: float):
     bits = as_bits(zh)
     biased = bits >> 52  # zh = mh·2^{biased − 1023}, zh > 0 normal
     mh = as_double((bits & MANTISSA_MASK) | ONE_BITS)
-    ml = (zl * as_double((2047 - biased) << 52)) * 0.5  # zl·2^{1023 − biased}: exact (the factor is normal)
+    # zl·2^{1023 − biased}: exact (the factor is normal) unless it underflows (then off by ≤ 2⁻¹⁰⁷⁴)
+    ml = (zl * as_double((2047 - biased) << 52)) * 0.5
     j = int((mh - 1.0) * LOG_STEP + 0.5)
     r = LOG_TABLE[j, 0]
     p, e = two_product(mh, r)

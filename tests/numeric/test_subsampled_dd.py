@@ -109,6 +109,23 @@ def test_table_log_error_bounds():
                 exact = mp.log(mp.mpf(z) + mp.mpf(zl))
                 assert abs(_dd(*got) - exact) <= 2.0 ** -102 * (1 + abs(exact)), (z, zl)
 
+
+@pytest.mark.parametrize("ratio", [0.2799, 0.2801, -0.2799, -0.2801, 0.29, 3.0])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_argument_routes_near_the_switch(ratio, direction):
+    """s = log1p(E/w) switches from the log1p route to ln(N/w) at |E/w| = 0.28 (float quotient): both sides, both
+    directions, against the SPEC form at 120 digits (REMOVE: w = q, a float; ADD: w = c, a double-double)."""
+    q = 0.3
+    if direction == "remove":
+        epsilon = math.log1p(ratio * q)
+    else:  # E/c = ratio with c = q − (1 − q)E: E = ratio·q/(1 + ratio(1 − q))
+        epsilon = math.log1p(ratio * q / (1 + ratio * (1 - q)))
+    for theta in (0.05, 1.0, 6.0):
+        got = bounds.subsampled_gaussian_profile(epsilon, theta, q, direction=direction)
+        ref = spec_gaussian(direction, epsilon, theta, q)
+        assert mp.mpf(got) >= ref
+        assert float(mp.mpf(got) / ref - 1) <= 1e-12
+
 # issue 10: ε ≈ 0 with tiny θ (absolute error floor ~2e-28 before), and ADD one float from e^ε(1 − q) = 1
 ISSUE10 = [(0.0, 1e-100, 0.5), (0.0, 1e-20, 0.5), (1e-30, 1e-20, 0.5), (1e-18, 1e-10, 1e-3), (-1e-25, 1e-15, 0.3),
            (3.3371817627379907e-06, 1.387870429283127, 3.337176194353126e-06)]
