@@ -163,7 +163,11 @@ def _series_backward(x: float, h: float, m0: float) -> float:
     s ↦ 2n/(2x + s) as a linear map); scaled by (2x)^{N−n} (P_n = p_n/(2x)^{N−n+1}, Q_n = q_n/(2x)^{N−n},
     z = 1/(2x²)) it is P_n = n·z·Q_{n+1}, Q_n = Q_{n+1} + P_{n+1}, s_n = 2x·P_n/Q_n: a multiply and an add per
     level instead of a division (whose latency dominated), with exact power-of-two rescaling of (P, Q) above
-    2⁶⁰⁰.  The Horner sum in the same scale: with A_n = acc_n·Q_n, u_n = h·s_n/n = (h/x)·Q_{n+1}/Q_n gives
+    2⁶⁰⁰, checked once per four levels (the check's select was on the loop's critical path): with
+    m = max(P, Q) (both ≥ 0) one level multiplies m by at most max(kz, 2) ≤ 2⁴⁰ (N < 2⁴¹, z ≤ ½), so four levels
+    from ≤ 2⁶⁴⁰ stay below 2⁸⁰⁰, and |Δ| moves by a factor in [(2z)⁴, 2¹⁶⁰] ⊂ [2⁻²⁸, 2¹⁶⁰] (kz ≥ 2z ≥ 1/49 for
+    k ≥ 2, x < 7) between its checks: no overflow or underflow, so every rounding is the one-level-per-pass one; one more check
+    after the loop restores that loop's exit ranges (Q ≤ 2⁶⁰⁰, 2⁻⁶⁰⁰ ≤ |Δ| ≤ 2⁶⁰⁰) before w is formed.  The Horner sum in the same scale: with A_n = acc_n·Q_n, u_n = h·s_n/n = (h/x)·Q_{n+1}/Q_n gives
     A_n = Q_n − (h/x)·A_{n+1} (A_{K+1} = Q_{K+1}), each step subtracting at most ρ ≤ 1/3 of Q_n, and
     S = m0·(h/x)·A_2/Q_1.
 
@@ -213,10 +217,23 @@ def _series_backward(x: float, h: float, m0: float) -> float:
         e_pq = 0  # (P, Q) were multiplied by BIG^−e_pq
         e_det = 0  # |Δ| = det·BIG^e_det
         k = top
-        while k > kk + 1.0:
+        levels = int(steps) - 1  # k = top − 1 … kk + 1
+        for _ in range(levels % 4):
             k -= 1.0
             pp, qq = k * z * qq, qq + pp
             det *= k * z
+        # four levels per pass, the rescaling checks once per pass (the same roundings in the same order as one
+        # level per pass: k − 2 etc. are exact, and the rescalings by 2⁶⁰⁰ are exact; see the docstring)
+        for _ in range(levels // 4):
+            k1 = k - 1.0
+            k2 = k - 2.0
+            k3 = k - 3.0
+            k -= 4.0
+            pp, qq = k1 * z * qq, qq + pp
+            pp, qq = k2 * z * qq, qq + pp
+            pp, qq = k3 * z * qq, qq + pp
+            pp, qq = k * z * qq, qq + pp
+            det = det * (k1 * z) * (k2 * z) * (k3 * z) * (k * z)
             if qq > BIG:
                 pp *= big_inv
                 qq *= big_inv
@@ -227,6 +244,17 @@ def _series_backward(x: float, h: float, m0: float) -> float:
             elif det < big_inv:
                 det *= BIG
                 e_det -= 1
+        # the one-level-per-pass loop's exit state: Q ≤ 2⁶⁰⁰ (so P ≤ kz·Q) and 2⁻⁶⁰⁰ ≤ |Δ| ≤ 2⁶⁰⁰ (scaled)
+        if qq > BIG:
+            pp *= big_inv
+            qq *= big_inv
+            e_pq += 1
+        if det > BIG:
+            det *= big_inv
+            e_det += 1
+        elif det < big_inv:
+            det *= BIG
+            e_det -= 1
         # w = |Δ|(τ_hi − τ_lo)(τ_hi/τ_lo)/(P·Q), the unscaled P·Q being pp·qq·BIG^{2e_pq}
         w = det * ((s_hi - s_lo) / two_x) * (s_hi / s_lo) / pp / qq * (1.0 + 1e-10)
         if math.ldexp(w, 600 * (e_det - 2 * e_pq)) <= BRACKET_TOL:

@@ -26,7 +26,8 @@ before had an absolute error floor ≈ 2⁻⁹⁴ that cost 1e-7 relative at ε 
   error is DD_REL times |q ± ε| + qε + R (≈ ε²) instead of times q — the ADD point one float from the
   threshold (ε = 3.337e-6, q = 3.337e-6, c ≈ 1e-24) went from 1.1e-6 to 1e-13 relative.
 - log1p of a double-double by a float log1p and one Newton step with the double-double expm1; ln of a
-  double-double (|X| > 0.29) by frexp splitting and the same log1p; then a = s/θ − θ/2 in double-double.
+  double-double (|X| ≳ 0.28) table-driven (``dd_log``: ``numeric.log_table`` and a short series); then
+  a = s/θ − θ/2 in double-double.
 - ``delta_up_both`` (direction="both") computes E (and R) once for both directions.
 
 **Running error bound.**  Besides the float evaluation of the base profile (covered by a measured budget in
@@ -47,6 +48,8 @@ from numba import njit
 
 from .erfcx import erfcx, erfcx_diff
 from .expm1_table import HALF_WIDTH as EM1_HALF, STEP as EM1_STEP, TABLE as EM1_TABLE
+from .log_table import STEP as LOG_STEP, TABLE as LOG_TABLE
+from .elementary import MANTISSA_MASK, ONE_BITS, as_bits, as_double
 from .special import spacing, two_product, up
 
 LN2 = 0.6931471805599453
@@ -118,7 +121,13 @@ def dd_mul_f(ah: float, al: float, b: float):
 
 @njit(cache=True)
 def dd_div_f(ah: float, al: float, b: float):
-    """(ah + al)/b as a double-double (b a nonzero float)."""
+    """(ah + al)/b as a double-double (b a nonzero float; |al| ≤ u|ah|, u = 2⁻⁵³), relative error ≤ 5.1u².
+
+    q1 = fl(ah/b) is within u|ah/b|, so p = fl(q1·b) is within ~2u of ah and ah − p is exact (Sterbenz); p + e = q1·b
+    exactly (TwoProduct), so the residual a − q1·b = (ah − p) − e + al, with |(ah − p) − e| ≤ u|ah|: its two
+    roundings ≤ u²|ah| + 2u²|ah|(1 + u), the quotient's ≤ u·2u|ah/b|(1 + u); the quick-two-sum is exact.  Sum
+    ≤ 5u²|ah/b|(1 + 2u) ≤ 5.1u²·|a/b|.
+    """
     q1 = ah / b
     p, e = two_product(q1, b)
     r = ((ah - p) - e + al) / b
@@ -141,6 +150,18 @@ INV120_HI, INV120_LO = 0.008333333333333333, 1.1564823173178714e-19
 
 
 @njit(cache=True)
+def _dd_add_dominant(ah: float, al: float, bh: float, bl: float):
+    """(ah + al) + (bh + bl) for normalised double-doubles with |bh| ≤ |ah|/4: one TwoSum of the heads, the tails
+    added in floats.  Error (u = 2⁻⁵³): the tails' sum rounds by ≤ u(|al| + |bl|) ≤ u²(|ah| + |bh|), adding it to
+    the TwoSum error (≤ u|ah + bh|) by ≤ u·(u|ah + bh| + u|ah| + u|bh|)(1 + u); the quick-two-sum is exact.  With
+    |bh| ≤ |ah|/4 that is ≤ u²·(1.25 + 1.25 + 1.25)|ah|(1 + 2u), and the sum is ≥ ¾|ah|(1 − 2u): ≤ 5.1u²·|sum|.
+    (The accurate ``dd_add``, ≤ 3u², is kept wherever the two can be of similar size.)"""
+    s, e = two_sum(ah, bh)
+    e += al + bl
+    return quick_two_sum(s, e)
+
+
+@njit(cache=True)
 def _expm1_rest(r: float):
     """e^r − 1 − r for a float |r| ≤ 2⁻⁹ as a double-double, relative error ≲ 2⁻¹⁰⁴.
 
@@ -153,11 +174,14 @@ def _expm1_rest(r: float):
                                                                         + r * (1.0 / 3628800.0 + r / 39916800.0)))))
     h, l = two_sum(INV120_HI, g)
     h, l = dd_mul_f(h, l + INV120_LO, r)
-    h, l = dd_add(INV24_HI, INV24_LO, h, l)
+    # each level adds r·(previous level), |r| ≤ 2⁻⁹, to a coefficient ≥ 5× that level: ``_dd_add_dominant``
+    # (≤ 5.1·2⁻¹⁰⁶ relative) instead of the accurate dd_add (≤ 3·2⁻¹⁰⁶), within the ≤ 7·2⁻¹⁰⁶ per step that
+    # DD_REL's margin assumes
+    h, l = _dd_add_dominant(INV24_HI, INV24_LO, h, l)
     h, l = dd_mul_f(h, l, r)
-    h, l = dd_add(INV6_HI, INV6_LO, h, l)
+    h, l = _dd_add_dominant(INV6_HI, INV6_LO, h, l)
     h, l = dd_mul_f(h, l, r)
-    h, l = dd_add(0.5, 0.0, h, l)
+    h, l = _dd_add_dominant(0.5, 0.0, h, l)
     p2, e2 = two_product(r, r)
     return dd_mul(h, l, p2, e2)
 
@@ -264,24 +288,90 @@ def _log1p_newton(fh: float, fl: float):
     return quick_two_sum(y, (dh + dl) / (1.0 + eh))
 
 
+# 1/3 and 1/5 as double-doubles (mpmath); 1/4, 1/2 are exact; 1/6 … 1/11 only enter the float part
+INV3_HI, INV3_LO = 0.3333333333333333, 1.850371707708594e-17
+INV5_HI, INV5_LO = 0.2, -1.1102230246251566e-17
+
+
+@njit(cache=True)
+def _log1p_table_rest(u: float):
+    """ln(1 + u) for a float |u| ≤ U = 2⁻⁹(1 + 2⁻⁴¹) as a double-double, absolute error ≤ 2⁻⁹⁷·⁴|u| (below).
+
+    ln(1 + u) = u − u²·G(u), G(u) = Σ_{n≥0} (−1)ⁿuⁿ/(n + 2) = 1/2 − u/3 + u²/4 − u³/5 + u⁴(1/6 − u/7 + …), by
+    Horner: G = 1/2 − u(1/3 − u(1/4 − u(1/5 − u·g))), g = 1/6 − u(1/7 − u(1/8 − u(1/9 − u(1/10 − u/11)))) in
+    plain floats, the four outer levels in double-double (dd coefficients 1/3, 1/5; 1/4, 1/2 exact).
+    Error of G (absolute; |u| ≤ 2⁻⁸·⁹⁹, u^k/(k + 2) the terms):
+    - truncation: alternating series with decreasing terms, so ≤ the first omitted term u¹⁰/12 < 2⁻⁹³;
+    - g (≈ 1/6, enters multiplied by u⁴ < 2⁻³⁵·⁹): the coefficients' rounding ≤ 2⁻⁵⁵·⁵, the inner Horner
+      (each product and sum ≤ 2⁻⁵³ relative, the inner part ≤ 2⁻¹² of g) and the outer sum 1/6 − u(·) ≤ 2⁻⁵⁵:
+      ≤ 2⁻⁵³·⁵ absolute on g, ≤ 2⁻⁸⁹ on G;
+    - level 1/5: −u·g rounded once (≤ 2⁻⁵³·|u·g| ≤ 2⁻⁶⁴·⁵), then an exact TwoSum with 1/5 and the dd tail:
+      ≤ 2⁻⁶⁴ absolute, times u³ < 2⁻²⁶·⁹: ≤ 2⁻⁹⁰·⁹ on G;
+    - the three dd levels (dd_mul_f ≤ 2·2⁻¹⁰⁶, ``_dd_add_dominant`` ≤ 5.1·2⁻¹⁰⁶ relative to results ≤ 1/2; the
+      added part is ≤ 2⁻⁸·⁹⁹/2 of the coefficient): ≤ 2⁻¹⁰¹·⁵;
+    so G is within 2⁻⁹³ + 2⁻⁸⁹ + 2⁻⁹⁰·⁹ + 2⁻¹⁰¹·⁵ < 2⁻⁸⁸·⁶ of the exact G(u), and u²·G, formed as dd_mul of G and
+    the exact u² (TwoProduct, ≤ 7·2⁻¹⁰⁶ relative), carries ≤ u²·(2⁻⁸⁸·⁶ + 2⁻¹⁰³) ≤ 2⁻⁹⁷·⁵·|u| (u² ≤ 2⁻⁸·⁹⁹|u|);
+    the final u − u²G (``_dd_add_dominant``, |u²G| ≤ 2⁻⁹·⁹|u|: ≤ 5.1·2⁻¹⁰⁶ of a result ≤ |u|) adds ≤ 2⁻¹⁰³·⁶|u|.
+    In all ≤ 2⁻⁹⁷·⁴|u| (measured against mpmath: ≈ 2⁻¹⁰⁰|u| at |u| = 2⁻⁹; tests/numeric/test_subsampled_dd.py).
+    """
+    g = 1.0 / 6.0 - u * (1.0 / 7.0 - u * (0.125 - u * (1.0 / 9.0 - u * (0.1 - u * (1.0 / 11.0)))))
+    h, l = two_sum(INV5_HI, -u * g)
+    h, l = dd_mul_f(h, l + INV5_LO, u)
+    h, l = _dd_add_dominant(0.25, 0.0, -h, -l)
+    h, l = dd_mul_f(h, l, u)
+    h, l = _dd_add_dominant(INV3_HI, INV3_LO, -h, -l)
+    h, l = dd_mul_f(h, l, u)
+    h, l = _dd_add_dominant(0.5, 0.0, -h, -l)
+    p2, e2 = two_product(u, u)
+    wh, wl = dd_mul(h, l, p2, e2)
+    return _dd_add_dominant(u, 0.0, -wh, -wl)
+
+
 @njit(cache=True)
 def dd_log(zh: float, zl: float):
-    """ln(zh + zl) for a positive double-double, absolute error ≲ 2⁻¹⁰³(1 + |ln z|)."""
+    """ln(zh + zl) for a positive double-double (|zl| ≤ 2⁻⁵³|zh|), absolute error ≤ 2⁻¹⁰²(1 + |ln z|).
+
+    Table-driven (it replaced a float log1p and a Newton step with the double-double expm1, which cost ≈ 1.8× as much):
+    z = 2^k·m, m = mh + ml, mh ∈ [1, 2) exact (read from the bits; ml = zl·2^{−k}, an exact power-of-two
+    scaling); j = ⌊256(mh − 1) + ½⌋ (exact arithmetic: 256(mh − 1) is a multiple of 2⁻⁴⁴ below 256), so
+    |mh − c_j| ≤ 2⁻⁹, c_j = 1 + j/256.  With r_j = fl(1/c_j) and T_j = −ln r_j from ``numeric.log_table`` (dd,
+    ≤ 2⁻¹⁰⁶ relative, r_j the rounded value so the identity is exact):
+
+        ln z = k·ln 2 + T_j + ln(1 + u),   u = m·r_j − 1.
+
+    u: TwoProduct gives mh·r_j = p + e exactly; p ∈ [1 − 2⁻⁸, 1 + 2⁻⁸] so p − 1 is exact (Sterbenz); e + ml·r_j is
+    rounded twice (|e| ≤ 2⁻⁵³, |ml·r_j| ≤ 2⁻⁵²): ≤ 2⁻¹⁰³·⁴ absolute; TwoSum then splits u = uh + ul exactly,
+    |ul| ≤ 2⁻⁵³|uh|.  |u| ≤ |m/c_j − 1|(1 + 2⁻⁵³) + 2⁻⁵³·|m/c_j| ≤ 2⁻⁹ + 2⁻⁵¹ = U (|m − c_j| ≤ 2⁻⁹ + |ml|).
+    ln(1 + uh + ul) = ln(1 + uh) + ln(1 + ul/(1 + uh)): the first by ``_log1p_table_rest`` (≤ 2⁻⁹⁷·⁴|uh| ≤
+    2⁻¹⁰⁶·⁴), the second as the float ul/(1 + uh) (two roundings ≤ 2⁻⁵²·|ul| and the dropped square ≤ ul²: below
+    2⁻¹¹³).  A quick-two-sum renormalises (exact) before the dd additions (accurate ones ≤ 3·2⁻¹⁰⁶ relative to
+    their result): + T_j gives ln m ≤ ln 2·(1 + 2⁻⁹⁰): ≤ 2⁻¹⁰⁴·⁵; k·ln 2 from ln 2 = LN2_HI + LN2_LO + LN2_LO2 (to
+    1.2e-43, so ≤ 2⁻¹⁴¹|k|; k·LN2_HI and TwoProduct exact; ``_dd_add_dominant``, ≤ 5.1·2⁻¹⁰⁶):
+    ≤ 5.1·2⁻¹⁰⁶(|ln z| + ln 2) + 2⁻¹³⁸|k|; the last sum ≤ 3·2⁻¹⁰⁶|ln z|; T_j itself ≤ 2⁻¹⁰⁶·ln 2.  Sum, with
+    |k| ≤ 1700 and |k|·ln 2 ≤ |ln z| + ln 2: (2⁻¹⁰³·⁴ + 2⁻¹⁰⁶·⁴ + 2⁻¹¹³ + 2⁻¹⁰⁴·⁵ + 5.1·2⁻¹⁰⁶·ln 2 + 2⁻¹⁰⁶·⁵ +
+    2⁻¹²⁷) + 8.1·2⁻¹⁰⁶|ln z| ≤ 1.75·2⁻¹⁰³ + 1.02·2⁻¹⁰³|ln z| < 2⁻¹⁰²(1 + |ln z|)
+    — well inside the DD_REL = 2⁻⁹⁴ per quantity that ``shifted_log`` charges.
+    """
     extra = 0.0
     if zh < 2.2250738585072014e-308:  # subnormal: scale into the normal range first (exact)
         zh = zh * 2.0 ** 600
         zl = zl * 2.0 ** 600
         extra = -600.0
-    mant, expo = math.frexp(zh)
-    if mant < SQRT_HALF:
-        expo -= 1
-    mh = math.ldexp(zh, -expo)
-    ml = math.ldexp(zl, -expo)
-    fh, fl = dd_add(mh, ml, -1.0, 0.0)  # m − 1 ∈ [−0.293, 0.415]
-    lh, ll = _log1p_newton(fh, fl)
-    k = float(expo) + extra
+    bits = as_bits(zh)
+    biased = bits >> 52  # zh = mh·2^{biased − 1023}, zh > 0 normal
+    mh = as_double((bits & MANTISSA_MASK) | ONE_BITS)
+    # zl·2^{1023 − biased}: exact (the factor is normal) unless it underflows (then off by ≤ 2⁻¹⁰⁷⁴)
+    ml = (zl * as_double((2047 - biased) << 52)) * 0.5
+    j = int((mh - 1.0) * LOG_STEP + 0.5)
+    r = LOG_TABLE[j, 0]
+    p, e = two_product(mh, r)
+    uh, ul = two_sum(p - 1.0, e + ml * r)
+    lh, ll = _log1p_table_rest(uh)
+    lh, ll = quick_two_sum(lh, ll + ul / (1.0 + uh))
+    lh, ll = dd_add(LOG_TABLE[j, 1], LOG_TABLE[j, 2], lh, ll)
+    k = float(biased - 1023) + extra
     p, e = two_product(k, LN2_LO)
-    kh, kl = dd_add(k * LN2_HI, 0.0, p, e + k * LN2_LO2)
+    kh, kl = _dd_add_dominant(k * LN2_HI, 0.0, p, e + k * LN2_LO2)  # |p| ≤ 2⁻³²|k·LN2_HI| (0 when k = 0)
     return dd_add(kh, kl, lh, ll)
 
 
@@ -358,16 +448,21 @@ def shifted_log(eh: float, el: float, rho_e: float, nh: float, nl: float, rho_n:
       |d| ≤ (rho_e + rho_w + DD_REL)/(1 − rho_w) ≤ 1.5(rho_e + rho_w + DD_REL) ≤ 0.51, so 1 + X and 1 + X(1 + d)
       are ≥ 1 − 0.29·1.51 ≥ 0.56, and |log1p(X(1 + d)) − log1p(X)| ≤ |X|·|d|/0.56 ≤ 3|X|(rho_e + rho_w + DD_REL);
       ``_log1p_newton`` adds ≤ DD_REL·|s|.
-    - otherwise s = ln(N/w) with |s| ≥ ln(1/0.71) > 0.34: the ratio's perturbation changes s by at most
+    - otherwise (computed |X| > 0.279) s = ln(N/w), |s| ≳ 0.24: the ratio's perturbation changes s by at most
       −ln(1 − rho_n) − ln(1 − rho_w) ≤ 1.5(rho_n + rho_w) (each ≤ 1/3); dd_log adds ≤ DD_REL(1 + |s|) (or,
       where the quotient leaves the normal range, ln N − ln w with ≤ DD_REL(2 + |ln N| + |ln w|)).
     """
-    xh, xl = dd_div(eh, el, wh, wl)
-    if abs(xh) <= 0.29:
+    # the float quotient decides the route (a dd quotient only where it is used): |eh/wh − X| ≤ 2⁻⁵⁰|X|, so
+    # |eh/wh| ≤ 0.28 puts the dd X below 0.29 in magnitude, and elsewhere |X| > 0.279
+    if abs(eh / wh) <= 0.28:
+        xh, xl = dd_div_f(eh, el, wh) if wl == 0.0 else dd_div(eh, el, wh, wl)
         sh, sl = _log1p_newton(xh, xl)
         return sh, sl, 3.0 * abs(xh) * (rho_e + rho_w + DD_REL) + DD_REL * abs(sh)
     rho = 1.5 * (rho_n + rho_w)
-    yh, yl = dd_div(nh, nl, wh, wl)
+    if wl == 0.0:  # w a float (REMOVE: w = q): the float-divisor quotient, one dd addition less
+        yh, yl = dd_div_f(nh, nl, wh)
+    else:
+        yh, yl = dd_div(nh, nl, wh, wl)
     if 2.2250738585072014e-308 <= yh <= 1e300:
         sh, sl = dd_log(yh, yl)
         return sh, sl, rho + DD_REL * (abs(sh) + 2.0)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bounds
-from numeric import expm1_table
+from numeric import expm1_table, log_table
 from numeric import subsampled_profiles as sp
 
 DPS = 120
@@ -79,6 +79,52 @@ def test_double_double_expm1_log_relative_error(seed):
             got = _dd(*sp._log1p_newton(float(f), 0.0))
             assert abs(got / mp.log1p(mp.mpf(float(f))) - 1) < 2.0 ** -100
 
+
+
+def test_log_table_matches_mpmath():
+    assert np.array_equal(log_table.TABLE, np.array(log_table.compute()))
+
+
+def test_table_log_error_bounds():
+    """``_log1p_table_rest`` within its derived 2⁻⁹⁷·⁴|u| and the table-driven ``dd_log`` within 2⁻¹⁰²(1 + |ln z|)
+    for double-double arguments, at the table's interval edges, around 1 and 2, and for subnormals; the plain
+    Python form (the scalar route) bit-identical to the compiled one."""
+    rng = np.random.default_rng(7)
+    bound = 2.0 ** -97.4
+    with mp.workdps(DPS):
+        for u in [*rng.uniform(-2.0 ** -9, 2.0 ** -9, 60), 2.0 ** -9, -(2.0 ** -9), 1e-300, -3e-17]:
+            u = float(u)
+            got = _dd(*sp._log1p_table_rest(u))
+            assert abs(got - mp.log1p(mp.mpf(u))) <= bound * abs(u)
+        edges = [1 + (j + 0.5) / 256 for j in range(0, 256, 5)] + [1 + j / 256 for j in range(0, 257, 7)]
+        zs = [*edges, *(10.0 ** rng.uniform(-300, 300, 40)), 1.0, math.nextafter(1.0, 0.0), math.nextafter(1.0, 2.0),
+              math.nextafter(2.0, 0.0), 5e-324, 3e-310, 1.7976931348623157e308]
+        for z in zs:
+            z = float(z)
+            for zl in (0.0, float(rng.uniform(-0.5, 0.5)) * math.ulp(z)):
+                if zl != 0.0 and z < 1e-290:
+                    continue
+                got = sp.dd_log(z, zl)
+                assert got == sp.dd_log.py_func(z, zl)
+                exact = mp.log(mp.mpf(z) + mp.mpf(zl))
+                assert abs(_dd(*got) - exact) <= 2.0 ** -102 * (1 + abs(exact)), (z, zl)
+
+
+@pytest.mark.parametrize("ratio", [0.2799, 0.2801, -0.2799, -0.2801, 0.29, 3.0])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_argument_routes_near_the_switch(ratio, direction):
+    """s = log1p(E/w) switches from the log1p route to ln(N/w) at |E/w| = 0.28 (float quotient): both sides, both
+    directions, against the SPEC form at 120 digits (REMOVE: w = q, a float; ADD: w = c, a double-double)."""
+    q = 0.3
+    if direction == "remove":
+        epsilon = math.log1p(ratio * q)
+    else:  # E/c = ratio with c = q − (1 − q)E: E = ratio·q/(1 + ratio(1 − q))
+        epsilon = math.log1p(ratio * q / (1 + ratio * (1 - q)))
+    for theta in (0.05, 1.0, 6.0):
+        got = bounds.subsampled_gaussian_profile(epsilon, theta, q, direction=direction)
+        ref = spec_gaussian(direction, epsilon, theta, q)
+        assert mp.mpf(got) >= ref
+        assert float(mp.mpf(got) / ref - 1) <= 1e-12
 
 # issue 10: ε ≈ 0 with tiny θ (absolute error floor ~2e-28 before), and ADD one float from e^ε(1 − q) = 1
 ISSUE10 = [(0.0, 1e-100, 0.5), (0.0, 1e-20, 0.5), (1e-30, 1e-20, 0.5), (1e-18, 1e-10, 1e-3), (-1e-25, 1e-15, 0.3),
