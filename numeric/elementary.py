@@ -37,6 +37,8 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
+from .special import HAS_FMA, fma
+
 U = 2.0 ** -53
 EXPM1_BOUND_U = 1.38
 LOG1P_BOUND_U = 1.40
@@ -423,3 +425,134 @@ def amplify_quotient(eps: float, num: float, den: float) -> float:
     j = j_num - j_den - (1 if below else 0)
     jf = jf_num - jf_den - (1.0 if below else 0.0)
     return _amplify_core(eps, eta_n, j, jf, num == 0.0)
+
+
+# --- T7/T12 δ (group privacy): exp, log, e^{ab} − 1, δ·e^{ab + τ}, a·b rounded upward -----------------------
+EXP_BOUND_U = 1.16
+LOG_BOUND_U = 1.40
+EXACT_SPLIT_MIN = 2.0 ** -900  # as numeric.special.mul_up: Dekker's error term exact between these
+EXACT_SPLIT_MAX = 2.0 ** 900
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def exp(x: float) -> float:
+    """e^x with relative error ≤ 1.16u (u = 2⁻⁵³) where e^x is a normal double (−708.39 ≤ x ≤ 709.78); inf
+    above, a subnormal result within 1.16u relative plus 2⁻¹⁰⁷⁵ absolute, 0 below −745.2, NaN for NaN.
+
+    Algorithm.  ``expm1``'s reduction of x clamped to [−746, 710]: e^x = 2^k·(1 + r + r²/2 + r³Q(r) + e^r(e^{rr}
+    − 1)), summed by ``_exp_combine`` with a_hi = 1 (exact), a_lo = 0, scale 1 and one final rounding: m ≈ e^r
+    ∈ [0.70, 1.42].  Then m·2^k as (m·2^⌊k/2⌋)·2^{k − ⌊k/2⌋), both factors normal powers of two (k ∈ [−1076,
+    1024]): the first product is exact, the second is exact for a normal result and rounds once (≤ 2⁻¹⁰⁷⁵) for a
+    subnormal one, and overflows to inf above 709.78.
+
+    Error bound of m relative to e^r (the terms of ``expm1``'s proof, now relative to e^r ≥ 0.7071 instead of
+    |e^x − 1|): ρ_d = max |d|/e^r ≤ 0.0091 (at r = −ln2/2: |d| ≈ r³(1/6 − r/24 + r²/120) = 0.00638, e^r =
+    0.7071; at r = +ln2/2 0.0054; tests/numeric/test_elementary.py recomputes it), so Horner, corr and the inner
+    sum give (5.46 + 2 + 3)u·0.0091 ≤ 0.096u; rr(1 + r) for e^r(e^{rr} − 1): ≤ |rr|·|e^r − 1 − r|/e^r ≤ u·0.35·
+    0.066/0.707 ≤ 0.033u; truncation and second-order terms < 0.012u; reduction ≤ 1e-5u; final rounding u:
+
+        |error| ≤ u + 0.096u + 0.033u + 0.012u ≤ 1.141u ≤ 1.16u.
+    """
+    xc = x if x > -746.0 else -746.0
+    xc = xc if xc < 710.0 else 710.0
+    k, kf, r, h1, corr = _exp_reduce(xc)
+    m = _exp_combine(1.0, 0.0, 1.0, r, h1, corr)
+    half = k >> 1
+    f1 = as_double((half + 1023) << 52)
+    f2 = as_double((k - half + 1023) << 52)
+    result = (m * f1) * f2
+    return result if x == x else x
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def log(x: float) -> float:
+    """ln x with relative error ≤ 1.40u (u = 2⁻⁵³) for 0 < x < ∞ (subnormals included); −inf at 0, inf at inf,
+    NaN below 0 or for NaN.
+
+    Algorithm.  x = 2^j·m, m ∈ [1, 2), read from the bits (``_split_pow2``; a subnormal x prescaled by 2⁶⁴), and
+    ln x = ``_log1p_core``(m − 1, 0, j): m − 1 is exact and so is 1 + (m − 1) = m, i.e. S = m, T = 0 in
+    ``log1p``'s proof, with j added to the exponent e (|j| ≤ 1074 < 2²⁰, so (e + j)·LN2_HI stays exact).
+
+    Error bound: ``log1p``'s proof term by term, with T = 0 and e replaced by e' = e + j.  Where e' ≠ 0, |ln x| ≥
+    ln √2 = 0.3466 as there, and every term is as bounded there (the T/S terms vanish).  Where e' = 0 (x ∈
+    [1/√2, √2)), ln x = log1p(f) with f exact and no exponent terms: e'·LN2_LO = 0, b2 = 0 (the sum with
+    e'·LN2_HI = 0 is exact), and the remaining small terms −H2 and b1 (|b1| ≤ u|f − H1|) add rounding errors of
+    order u²|f| against |ln x| ≥ 0.83|f|; V's share, ≤ 0.335u + 0.053u at the ends of the interval, is smaller for
+    smaller |f| (V/ln x = O(f²)).  ``log1p``'s restriction |y| ≥ 2⁻²⁷ only served the T/S terms.  So ≤ 1.40u
+    everywhere, as ``log1p``.  Checked against 50-digit mpmath in tests/numeric/test_elementary.py, near 1 too.
+    """
+    xc = x if 0.0 < x < INF else 1.0  # the special values are selected at the end (no exception in plain Python)
+    m, j, jf = _split_pow2(xc)
+    result = _log1p_core(m - 1.0, 0.0, jf)
+    result = result if x < INF else INF
+    result = result if x > 0.0 else (-INF if x == 0.0 else NAN)
+    return result if x == x else x
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def two_product(a: float, b: float):
+    """(p, e), p = fl(a·b), a·b = p + e: ``numeric.special.two_product`` written inline (the same choice of FMA or
+    Dekker's product, ``HAS_FMA``, so the same (p, e); e = 0 where p is not finite), branch-free."""
+    p = a * b
+    if HAS_FMA:
+        e = fma(a, b, -p)
+    else:
+        t = SPLITTER * a
+        a_hi = t - (t - a)
+        a_lo = a - a_hi
+        t = SPLITTER * b
+        b_hi = t - (t - b)
+        b_lo = b - b_hi
+        e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    e = e if (p - p) == 0.0 else 0.0  # p inf or NaN
+    return p, e
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def mul_up(a: float, b: float) -> float:
+    """a·b rounded upward for a, b ≥ 0: ``numeric.special.mul_up`` without libm (``np.nextafter`` towards +inf of
+    p ≥ 0 is the double whose bit pattern is one more, inf stays inf; ``next_up`` is plain arithmetic), bit
+    for bit the same result."""
+    p, e = two_product(a, b)
+    stepped = as_double(as_bits(p) + 1) if p < INF else p
+    stepped = stepped if (a != 0.0 and b != 0.0) else p
+    near = p + p * 1.6653345369377348e-16  # numeric.special.next_up (3·2⁻⁵⁴)
+    near = near if e > 0.0 else p
+    return near if EXACT_SPLIT_MIN < p < EXACT_SPLIT_MAX else stepped
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def expm1_mul(a: float, b: float) -> float:
+    """e^{a·b} − 1 without the rounding of a·b (``numeric.special.expm1_mul`` with ``expm1`` above): a·b = hi + lo
+    exactly, expm1(hi) + (expm1(hi) + 1)·lo.  Relative error ≤ 1.38u + u (the rounding of the correction and of
+    the sum) + O(u²·|ab|) for hi ≤ 709.78."""
+    hi, lo = two_product(a, b)
+    head = expm1(hi)
+    return head + (head + 1.0) * lo
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def exp_mul_scaled(scale: float, a: float, b: float, tail: float) -> float:
+    """scale·e^{a·b + tail} for scale > 0 (``numeric.special.exp_mul_scaled`` without libm): ln(scale) = e·ln 2 +
+    ln(mant), mant ∈ [1/√2, √2], e from the bits; e·LN2_HI + hi exact up to its TwoSum error; rest = err + lo +
+    e·LN2_LO + ln(mant) + tail; exp(head)·exp(rest), with ``log`` and ``exp`` above (≤ 1.40u, ≤ 1.16u)."""
+    m, j, jf = _split_pow2(scale)
+    high = m > SQRT2
+    mant = m * 0.5 if high else m
+    expo = jf + 1.0 if high else jf
+    hi, lo = two_product(a, b)
+    eh = expo * LN2_HI
+    head = eh + hi
+    bb = head - eh
+    err = (eh - (head - bb)) + (hi - bb)
+    rest = err + lo + expo * LN2_LO + log(mant) + tail
+    return exp(head) * exp(rest)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def select(condition: bool, if_true: float, if_false: float) -> float:
+    """``if_true if condition else if_false`` with both arguments already evaluated: the generated T7/T12 δ
+    kernels print their branches as nested ``select`` calls, so every branch is computed for every point and
+    LLVM sees selects, not a chain of conditional blocks (which, with five branches, it did not if-convert:
+    the loop stayed scalar).  The same values as the lazy chain (each branch is a pure function)."""
+    return if_true if condition else if_false

@@ -50,12 +50,25 @@ class _Round(sp.Function):
 # which must equal T1 bit for bit (proofs_checks' property checks).  T3/T4 (η = −expm1(m·log1p(−1/n)), several
 # roundings), T18 (expm1_mul, exp_mul_scaled) and T7 (exp/log in its log-space branch) keep libm.
 ELEMENTARY_KERNELS = {"t1_epsilon", "t2_epsilon", "t5_epsilon", "t6_epsilon", "t17_epsilon"}
+# T7 ε: mul_up printed as numeric.elementary.mul_up (bit for bit numeric.special.mul_up, without np.nextafter's
+# call): its loop vectorises.  Every exp, expm1, log, expm1_mul, exp_mul_scaled and mul_up of an elementary
+# kernel prints as numeric.elementary's (``el_`` names).  T7/T12 δ are NOT here: printed so (with EAGER_KERNELS
+# below, else LLVM keeps the five-branch chain scalar) they vectorise but evaluate both branches — ten
+# exp/log evaluations a point — and ran 61 ms against libm's 34 ms per 10⁶ points (benchmarks/README.md).
+ELEMENTARY_KERNELS |= {"t7_epsilon"}
+# the elementary functions the printer may emit, by printed name (imported only where used)
+ELEMENTARY_NAMES = ("el_exp", "el_expm1", "el_log", "el_expm1_mul", "el_exp_mul_scaled", "el_mul_up", "el_select")
+# Kernels whose branches print as nested el_select(condition, value, rest) calls, every branch evaluated: a chain
+# of five lazy conditional blocks (T7 δ) is not if-converted by LLVM, and the loop around it stays scalar.
+EAGER_KERNELS: set[str] = set()  # {"t7_delta", "t12_delta"} with them in ELEMENTARY_KERNELS: see above
 
 
 class KernelPrinter(PythonCodePrinter):
     """Python ``math`` printer that knows our special functions and prints every number as a float."""
 
     elementary = False  # True: A_η(ε) = log1p(η·expm1(ε)) and amplify_large print as elementary.amplify
+
+    eager = False  # True: Piecewise as nested el_select calls (EAGER_KERNELS)
 
     quotients: dict = {}  # let symbols defined as a quotient of two parameters: symbol → (numerator, denominator)
 
@@ -93,16 +106,33 @@ class KernelPrinter(PythonCodePrinter):
                 pieces.append([e, c])
         if pieces[-1][1] != "True":
             pieces.append(["None", "True"])
+        if self.eager:
+            text = pieces[-1][0]
+            for e, c in reversed(pieces[:-1]):
+                text = f"el_select({c}, {e}, {text})"
+            return text
         text = f"({pieces[-1][0]})"
         for e, c in reversed(pieces[:-1]):
             text = f"({e}) if ({c}) else {text}"
         return f"({text})"
 
+    def _el(self) -> str:
+        return "el_" if self.elementary else ""
+
     def _print_Expm1Mul(self, expr):
-        return f"expm1_mul({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+        return f"{self._el()}expm1_mul({self._print(expr.args[0])}, {self._print(expr.args[1])})"
 
     def _print_ExpMulScaled(self, expr):
-        return "exp_mul_scaled(" + ", ".join(self._print(a) for a in expr.args) + ")"
+        return f"{self._el()}exp_mul_scaled(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_expm1(self, expr):
+        return f"el_expm1({self._print(expr.args[0])})" if self.elementary else super()._print_expm1(expr)
+
+    def _print_log(self, expr):
+        return f"el_log({self._print(expr.args[0])})" if self.elementary else super()._print_log(expr)
+
+    def _print_exp(self, expr):
+        return f"el_exp({self._print(expr.args[0])})" if self.elementary else super()._print_exp(expr)
 
     def _print_Symbol(self, expr):
         return self.names.get(expr, expr.name) if hasattr(self, "names") else expr.name
@@ -112,7 +142,7 @@ class KernelPrinter(PythonCodePrinter):
         # one operation on two exact inputs (parameters, not computed intermediates): directed rounding
         if up and _is_product_of_two(inner) and set(inner.args) <= set(self.names):
             a, b = inner.args
-            return f"mul_up({self._print(a)}, {self._print(b)})"
+            return f"{self._el()}mul_up({self._print(a)}, {self._print(b)})"
         if not up and _is_quotient(inner) and set(inner.as_numer_denom()) <= set(self.names):
             a, b = inner.as_numer_denom()
             return f"div_down({self._print(a)}, {self._print(b)})"
@@ -207,6 +237,7 @@ def stable_piecewise(output: symbolic.Output, budget: int | None, log_budget: in
 def _function_source(name: str, args: list[str], theorem, output, body: sp.Basic, doc: str) -> str:
     printer = KernelPrinter({"fully_qualified_modules": True})
     printer.elementary = name.removesuffix("_raw") in ELEMENTARY_KERNELS
+    printer.eager = name.removesuffix("_raw") in EAGER_KERNELS
     printer.quotients = {symbol: value.as_numer_denom() for symbol, value in output.let if _is_quotient(value)}
     # symbols are renamed by the printer, not by xreplace, which would re-evaluate (and so undo) the
     # unevaluated log-space branches
@@ -243,6 +274,10 @@ def render_family(family: str) -> str:
             parts.append("\n\n" + _function_source(
                 name + "_raw", args, theorem, output, stable_piecewise(output, None),
                 f"{theorem.id} {output.name}, unrounded (for accuracy measurement)."))
+    used = [name for name in ELEMENTARY_NAMES if any(name + "(" in part for part in parts)]
+    if used:
+        parts[2] += ("from numeric.elementary import (  # noqa: F401  (vectorisable, no libm)\n    "
+                     + ", ".join(f"{name[3:]} as {name}" for name in used) + ")\n")
     if any("amplify(" in part or "amplify_quotient(" in part for part in parts):
         parts[2] += ("from numeric.elementary import amplify, amplify_quotient  # noqa: F401  (vectorisable, "
                      "no libm)\n")

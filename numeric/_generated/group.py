@@ -3,16 +3,18 @@ import math
 
 from numeric.special import (  # noqa: F401
     amplify_large, div_down, down, exp_mul_scaled, expm1_mul, mul_up, up)
+from numeric.elementary import (  # noqa: F401  (vectorisable, no libm)
+    mul_up as el_mul_up)
 
 
 def t7_epsilon(epsilon, k):
     """T7 epsilon: Group privacy, rounded upward by 1 ulps."""
-    return ((epsilon) if (k == 1.0) else (mul_up(epsilon, k)))
+    return ((epsilon) if ((k == 1.0)) else (el_mul_up(epsilon, k)))
 
 
 def t7_epsilon_raw(epsilon, k):
     """T7 epsilon, unrounded (for accuracy measurement)."""
-    return ((epsilon) if (k == 1.0) else (k*epsilon))
+    return ((epsilon) if ((k == 1.0)) else (k*epsilon))
 
 
 def t7_delta(epsilon, delta, k):
