@@ -556,3 +556,68 @@ def select(condition: bool, if_true: float, if_false: float) -> float:
     LLVM sees selects, not a chain of conditional blocks (which, with five branches, it did not if-convert:
     the loop stayed scalar).  The same values as the lazy chain (each branch is a pure function)."""
     return if_true if condition else if_false
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _expm1_scaled(x: float):
+    """For 0 ≤ x ≤ 1500: (σ_hi, σ_lo, K, 2^{−K}) with e^x − 1 = 2^K·σ, σ = (σ_hi + σ_lo)(1 + η), |η| ≤ 0.38u, K =
+    rint(x/ln 2): ``amplify``'s σ (its proof: ``expm1``'s error terms without the final rounding; for K > 1000
+    the term −2^{−K} is dropped, a relative ≤ 2^{−1000}, and 2^{−K} is returned as 0)."""
+    k, kf, r, h1, corr = _exp_reduce(x)
+    low = kf <= 53.0
+    inv_scale = as_double((1023 - (k if kf <= 1000.0 else 0)) << 52)
+    a_hi = (1.0 - inv_scale) if low else 1.0
+    a_lo = 0.0 if low else (-inv_scale if kf <= 1000.0 else 0.0)
+    s_hi, s_lo = _exp_combine2(a_hi, a_lo, r, h1, corr)
+    return s_hi, s_lo, k, (inv_scale if kf <= 1000.0 else 0.0)
+
+
+GROUP_DELTA_BOUND_U = 4.8
+GROUP_CAP = 1490.0  # kε above this: δ_k > 1 for every δ ≥ 2⁻¹⁰⁷⁴ and k ≥ 2
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def group_delta(delta: float, k: float, eps: float) -> float:
+    """δ_k = δ(e^{kε} − 1)/(e^ε − 1) (SPEC T7, Vadhan 2017 Lemma 2.2; T12 with k → Δ) for 0 < ε < ∞, δ > 0 and an
+    integer k ≥ 2 (k ≤ 2⁵³), with relative error ≤ 4.8u (u = 2⁻⁵³) where the result is a normal double, plus at
+    most half a step 2⁻¹⁰⁷⁵ where it is subnormal; inf where kε > 1490 (there δ_k > 1).  One formula for every
+    ε — no overflow branch, no logarithm — and two exponential reductions, so a loop over it vectorises.
+
+    Algorithm.  kε = p + e exactly (``two_product``).  e^p − 1 = 2^K·σ_n and e^ε − 1 = 2^{K_d}·σ_d with σ in
+    double-double (``_expm1_scaled``, ≤ 0.38u; ε ≤ p/2 ≤ 745 and p ≤ 1490 are within its range).  Since e^p =
+    2^K(σ_n + 2^{−K}) exactly, e^{p+e} − 1 = 2^K(σ_n + (σ_n + 2^{−K})(e^e − 1)), evaluated as N = σ_hi + (σ_lo +
+    (σ_hi + 2^{−K})·e).  δ = m·2^j (m ∈ [1, 2), from the bits), and δ_k = m·(N/D)·2^{K − K_d + j} with D = σ_d
+    rounded to a double; q = m·(N/D) is a normal double (0.1 ≤ q ≤ 10¹⁸: σ_n ≥ 0.2 for K ≥ 1, σ_n/σ_d ≥ 1 for
+    K = K_d, and σ_d ≥ ε ≥ 3.9e-17 wherever K > 0 = K_d), and the power of two (capped at 2^{1100}: inf) is applied
+    as two normal factors, so it rounds at most once, only where the result is subnormal (N/D is formed before
+    the product with m: a subnormal N and D, from a subnormal ε, divide with one correctly rounded result).
+
+    Error bound (first order; the second-order terms are below 1e-9u).
+    - N: σ_n's 0.38u; |e| ≤ u·p ≤ 1490u, so the correction is ≤ 1490u·(σ_n + 2^{−K})/σ_n ≤ 1.5e4u relative to σ_n
+      (σ_n ≥ 0.207 for K ≥ 1; for K = 0, (σ_n + 1)|e|/σ_n ≤ 1.42u), and its three roundings cost O(u²); e^e − 1 −
+      e ≤ e² is below 3e-26 relative; the final sum rounds once: ≤ 1.38u.
+    - D: σ_d's 0.38u and its rounding to a double u: ≤ 1.38u.
+    - N/D and ×m: one rounding each, 2u.  The power of two: exact for a normal result.
+      Total ≤ 1.38u + 1.38u + 2u = 4.76u ≤ 4.8u.
+    - Subnormal result: the last scaling rounds once more, ≤ 2⁻¹⁰⁷⁵.
+    - kε > 1490: δ_k ≥ δe^{(k−1)ε} ≥ 2⁻¹⁰⁷⁴e^{kε/2} > 2⁻¹⁰⁷⁴e^{745} > 1; inf is returned (min(1, ·) gives 1).
+    ε = 0 gives a NaN-free finite value (unused: T7's ε = 0 branch is kδ).
+    """
+    p, e = two_product(k, eps)
+    big = not p <= GROUP_CAP  # also p = inf or NaN
+    pc = p if p <= GROUP_CAP else GROUP_CAP
+    n_hi, n_lo, kn, inv_n = _expm1_scaled(pc)
+    num = n_hi + (n_lo + (n_hi + inv_n) * e)
+    ec = eps if eps <= GROUP_CAP else GROUP_CAP
+    d_hi, d_lo, kd, inv_d = _expm1_scaled(ec)
+    den = d_hi + d_lo
+    den = den if den > 0.0 else 1.0  # ε = 0 (the value is not used there; no ZeroDivisionError in plain Python)
+    m, j, jf = _split_pow2(delta)
+    q = m * (num / den)
+    s = kn - kd + j
+    s = 1100 if s > 1100 else s
+    half = s >> 1
+    f1 = as_double((half + 1023) << 52)
+    f2 = as_double((s - half + 1023) << 52)
+    result = (q * f1) * f2
+    return INF if big else result

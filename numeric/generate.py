@@ -27,7 +27,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.pycode import PythonCodePrinter
 
 import symbolic
-from symbolic.functions import AmplifyLarge, ExpMulScaled
+from symbolic.functions import AmplifyLarge, Expm1Mul, ExpMulScaled
 from symbolic.registry import FAMILIES, family_of
 
 from .budgets import BUDGETS, LOG_SPACE_BUDGETS
@@ -48,19 +48,28 @@ class _Round(sp.Function):
 # exact η; amplify_quotient for T2's η = m/n and T5's rate_to/rate_from, the mantissas' quotient rounded once:
 # ≤ 3.80 ulps, also where the quotient would be subnormal) — T1, T2, T5 ε, and T6, T17 ε,
 # which must equal T1 bit for bit (proofs_checks' property checks).  T3/T4 (η = −expm1(m·log1p(−1/n)), several
-# roundings), T18 (expm1_mul, exp_mul_scaled) and T7 (exp/log in its log-space branch) keep libm.
+# roundings) and T18 (expm1_mul, exp_mul_scaled) keep libm; T7/T12 below.
 ELEMENTARY_KERNELS = {"t1_epsilon", "t2_epsilon", "t5_epsilon", "t6_epsilon", "t17_epsilon"}
 # T7 ε: mul_up printed as numeric.elementary.mul_up (bit for bit numeric.special.mul_up, without np.nextafter's
 # call): its loop vectorises.  Every exp, expm1, log, expm1_mul, exp_mul_scaled and mul_up of an elementary
-# kernel prints as numeric.elementary's (``el_`` names).  T7/T12 δ are NOT here: printed so (with EAGER_KERNELS
-# below, else LLVM keeps the five-branch chain scalar) they vectorise but evaluate both branches — ten
-# exp/log evaluations a point — and ran 61 ms against libm's 34 ms per 10⁶ points (benchmarks/README.md).
+# kernel prints as numeric.elementary's (``el_`` names).
 ELEMENTARY_KERNELS |= {"t7_epsilon"}
+# T7/T12 δ: the direct branch δ·ratio (ratio = expm1_mul(k, ε)/expm1(ε)) and the log-space branch
+# ExpMulScaled(δ, k − 1, ε, τ) are the same function δ(e^{kε} − 1)/(e^ε − 1) (symbolic.group: the log-space branch
+# is that closed form rewritten to avoid overflow; the accuracy checks measure the kernel against it); numeric.elementary.group_delta evaluates it for every 0 < ε < ∞ within 4.8u (no
+# overflow branch, no logarithm, two exponential reductions).  Both print as el_group_delta, round by 8 ulps
+# (its derived bound; numeric/budgets.py) and merge into one branch; the let ``ratio``, then unused, is dropped.
+GROUP_KERNELS = {"t7_delta", "t12_delta"}
+ELEMENTARY_KERNELS |= GROUP_KERNELS
 # the elementary functions the printer may emit, by printed name (imported only where used)
-ELEMENTARY_NAMES = ("el_exp", "el_expm1", "el_log", "el_expm1_mul", "el_exp_mul_scaled", "el_mul_up", "el_select")
+ELEMENTARY_NAMES = ("el_exp", "el_expm1", "el_log", "el_expm1_mul", "el_exp_mul_scaled", "el_mul_up", "el_select",
+                    "el_group_delta")
 # Kernels whose branches print as nested el_select(condition, value, rest) calls, every branch evaluated: a chain
-# of five lazy conditional blocks (T7 δ) is not if-converted by LLVM, and the loop around it stays scalar.
-EAGER_KERNELS: set[str] = set()  # {"t7_delta", "t12_delta"} with them in ELEMENTARY_KERNELS: see above
+# of lazy conditional blocks (T7 δ) is not if-converted by LLVM, and the loop around it stays scalar.  Cheap
+# here: beside group_delta the other branches are constants, δ and a product.  (T7 δ printed with its two
+# libm-free branches, direct and log-space, both evaluated for every point — ten exp/log evaluations — ran 61 ms
+# against libm's 34 ms per 10⁶ points; group_delta, one branch, 14 ms.)
+EAGER_KERNELS = set(GROUP_KERNELS)
 
 
 class KernelPrinter(PythonCodePrinter):
@@ -69,6 +78,8 @@ class KernelPrinter(PythonCodePrinter):
     elementary = False  # True: A_η(ε) = log1p(η·expm1(ε)) and amplify_large print as elementary.amplify
 
     eager = False  # True: Piecewise as nested el_select calls (EAGER_KERNELS)
+
+    group_ratios: dict = {}  # GROUP_KERNELS: let symbol ratio → (k, ε) where ratio = Expm1Mul(k, ε)/(e^ε − 1)
 
     quotients: dict = {}  # let symbols defined as a quotient of two parameters: symbol → (numerator, denominator)
 
@@ -123,7 +134,18 @@ class KernelPrinter(PythonCodePrinter):
         return f"{self._el()}expm1_mul({self._print(expr.args[0])}, {self._print(expr.args[1])})"
 
     def _print_ExpMulScaled(self, expr):
+        if self.group_ratios:  # δ·e^{(k−1)ε + τ} = δ(e^{kε} − 1)/(e^ε − 1) (GROUP_KERNELS)
+            scale, a, b, _ = expr.args
+            return f"el_group_delta({self._print(scale)}, {self._print(a + 1)}, {self._print(b)})"
         return f"{self._el()}exp_mul_scaled(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Mul(self, expr):
+        if self.group_ratios and len(expr.args) == 2:
+            for ratio_symbol, (a, b) in self.group_ratios.items():
+                if ratio_symbol in expr.args:
+                    other = expr.args[0] if expr.args[1] == ratio_symbol else expr.args[1]
+                    return f"el_group_delta({self._print(other)}, {self._print(a)}, {self._print(b)})"
+        return super()._print_Mul(expr)
 
     def _print_expm1(self, expr):
         return f"el_expm1({self._print(expr.args[0])})" if self.elementary else super()._print_expm1(expr)
@@ -238,14 +260,22 @@ def _function_source(name: str, args: list[str], theorem, output, body: sp.Basic
     printer = KernelPrinter({"fully_qualified_modules": True})
     printer.elementary = name.removesuffix("_raw") in ELEMENTARY_KERNELS
     printer.eager = name.removesuffix("_raw") in EAGER_KERNELS
+    printer.group_ratios = {}
+    if name.removesuffix("_raw") in GROUP_KERNELS:
+        for symbol, value in output.let:
+            num, den = value.as_numer_denom()
+            if isinstance(num, Expm1Mul) and den == sp.exp(num.args[1]) - 1:
+                printer.group_ratios[symbol] = num.args
     printer.quotients = {symbol: value.as_numer_denom() for symbol, value in output.let if _is_quotient(value)}
     # symbols are renamed by the printer, not by xreplace, which would re-evaluate (and so undo) the
     # unevaluated log-space branches
     printer.names = {theorem.parameter(a).symbol: a for a in args}
     lines = [f"def {name}({', '.join(args)}):", f'    """{doc}"""']
-    for symbol, value in output.let:
-        lines.append(f"    {symbol.name} = {printer.doprint(stable_rewrite(value))}")
     code = printer.doprint(body)
+    for symbol, value in output.let:
+        if symbol in printer.group_ratios and symbol.name not in code:
+            continue  # printed as el_group_delta: unused
+        lines.append(f"    {symbol.name} = {printer.doprint(stable_rewrite(value))}")
     if output.at_most_one:
         code = f"min(1.0, {code})"
     lines.append(f"    return {code}")

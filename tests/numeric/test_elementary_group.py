@@ -1,5 +1,5 @@
-"""numeric.elementary's exp, log, two_product, mul_up, expm1_mul, exp_mul_scaled and select (issue 14, for a
-libm-free T7/T12 δ): measured error ≤ the derived bound against mpmath, special values, the plain-Python route
+"""numeric.elementary's group_delta (the T7/T12 δ kernel), exp, log, two_product, mul_up, expm1_mul, exp_mul_scaled
+and select (issue 14: a libm-free T7/T12 δ): measured error ≤ the derived bound against mpmath, special values, the plain-Python route
 bit-identical to the compiled one, mul_up bit-identical to numeric.special.mul_up."""
 import math
 
@@ -7,8 +7,8 @@ import mpmath as mp
 import numpy as np
 
 from numeric import special
-from numeric.elementary import (EXP_BOUND_U, LOG_BOUND_U, U, exp, exp_mul_scaled, expm1_mul, log, mul_up, select,
-                                two_product)
+from numeric.elementary import (EXP_BOUND_U, GROUP_DELTA_BOUND_U, LOG_BOUND_U, U, exp, exp_mul_scaled, expm1_mul,
+                                group_delta, log, mul_up, select, two_product)
 
 mp.mp.dps = 40
 RNG = np.random.default_rng(20261201)
@@ -111,3 +111,46 @@ def test_plain_python_route_is_bit_identical():
         assert expm1_mul.py_func(float(a), float(b)) == expm1_mul(float(a), float(b))
         assert exp_mul_scaled.py_func(1e-300, float(a), float(b), 3.0) == exp_mul_scaled(1e-300, float(a), float(b), 3.0)
     assert select(True, 1.0, 2.0) == 1.0 and select(False, 1.0, 2.0) == 2.0
+
+
+def group_reference(dlt: float, k: float, eps: float) -> mp.mpf:
+    return mp.mpf(dlt) * mp.expm1(mp.mpf(k) * mp.mpf(eps)) / mp.expm1(mp.mpf(eps))
+
+
+def check_group(dlt: float, k: float, eps: float) -> None:
+    got = group_delta(dlt, k, eps)
+    assert got == group_delta.py_func(dlt, k, eps)
+    if k * eps > 1490.0:
+        assert got == math.inf
+        return
+    exact = group_reference(dlt, k, eps)
+    if exact > mp.mpf("1.7976931348623157e308"):
+        assert got == math.inf or mp.mpf(got) >= exact
+    elif exact >= mp.mpf(2) ** -1022:
+        assert rel_error_u(got, exact) <= GROUP_DELTA_BOUND_U
+    else:  # subnormal: the relative bound plus half a step
+        assert abs(mp.mpf(got) - exact) <= GROUP_DELTA_BOUND_U * U * exact + mp.mpf(2) ** -1075
+
+
+def test_group_delta_within_derived_bound_on_both_former_branches_and_the_switch():
+    points = []
+    for _ in range(120):  # kε − ln ε ≤ 700 (the former direct branch) and above (the former log-space branch)
+        points.append((float(10 ** RNG.uniform(-323, 0)), float(np.floor(10 ** RNG.uniform(0.31, 15.9))),
+                       float(10 ** RNG.uniform(-18, 3))))
+    for k in (2.0, 3.0, 1e3, 1e9, 2.0 ** 53):  # around the former switch kε − ln ε = 700
+        for target in (699.0, 700.0, 701.0, 745.0, 1000.0, 1489.0):
+            eps = float(mp.findroot(lambda e: k * e - mp.log(e) - target, target / k))
+            points.append((1e-300, k, eps))
+            points.append((5e-324, k, eps))
+    # the issue-10 point, subnormal ε and δ, ε beyond expm1's overflow, the cap
+    points += [(1.541625e-317, 192037303795183.0, 3.648459489611467e-12), (5e-324, 3.0, 5e-324),
+               (1e-320, 100.0, 1e-10), (1e-310, 2.0, 710.0), (0.5, 2.0, 1e-300), (1e-10, 2.0 ** 53, 7.44e-14),
+               (1e-300, 2.0, 744.9), (1e-300, 2.0, 745.1), (1e-300, 1e6, 1e-3)]
+    for dlt, k, eps in points:
+        check_group(dlt, k, eps)
+
+
+def test_group_delta_cap_is_safe():
+    # kε > 1490 returns inf: there δ_k ≥ 2⁻¹⁰⁷⁴·e^{kε/2} > 1 (k ≥ 2), checked at the worst case k = 2
+    assert group_reference(5e-324, 2.0, 745.0) > 1
+    assert group_delta(5e-324, 2.0, 745.5) == math.inf
