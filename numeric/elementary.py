@@ -579,7 +579,7 @@ GROUP_CAP = 1490.0  # kε above this: δ_k > 1 for every δ ≥ 2⁻¹⁰⁷⁴ 
 @njit(cache=True, error_model="numpy", inline="always")
 def group_delta(delta: float, k: float, eps: float) -> float:
     """δ_k = δ(e^{kε} − 1)/(e^ε − 1) (SPEC T7, Vadhan 2017 Lemma 2.2; T12 with k → Δ) for 0 < ε < ∞, δ > 0 and an
-    integer k ≥ 2 (k ≤ 2⁵³), with relative error ≤ 4.8u (u = 2⁻⁵³) where the result is a normal double, plus at
+    integer k ≥ 2, with relative error ≤ 4.8u (u = 2⁻⁵³) where the result is a normal double, plus at
     most half a step 2⁻¹⁰⁷⁵ where it is subnormal; inf where kε > 1490 (there δ_k > 1).  One formula for every
     ε — no overflow branch, no logarithm — and two exponential reductions, so a loop over it vectorises.
 
@@ -587,8 +587,10 @@ def group_delta(delta: float, k: float, eps: float) -> float:
     double-double (``_expm1_scaled``, ≤ 0.38u; ε ≤ p/2 ≤ 745 and p ≤ 1490 are within its range).  Since e^p =
     2^K(σ_n + 2^{−K}) exactly, e^{p+e} − 1 = 2^K(σ_n + (σ_n + 2^{−K})(e^e − 1)), evaluated as N = σ_hi + (σ_lo +
     (σ_hi + 2^{−K})·e).  δ = m·2^j (m ∈ [1, 2), from the bits), and δ_k = m·(N/D)·2^{K − K_d + j} with D = σ_d
-    rounded to a double; q = m·(N/D) is a normal double (0.1 ≤ q ≤ 10¹⁸: σ_n ≥ 0.2 for K ≥ 1, σ_n/σ_d ≥ 1 for
-    K = K_d, and σ_d ≥ ε ≥ 3.9e-17 wherever K > 0 = K_d), and the power of two (capped at 2^{1100}: inf) is applied
+    rounded to a double; q = m·(N/D) ≥ 0.1 (p ≥ ε, so K ≥ K_d; σ_n ≥ 0.207 for K ≥ 1 and σ_d ≤ 2; σ_n/σ_d ≥ 1
+    for K = K_d) and q ≤ 10¹⁸ for k ≤ 2⁵³ (σ_d ≥ ε ≥ 0.34/k wherever K > 0 = K_d; a larger k with a tiny ε can
+    overflow q to inf: the result is then inf, i.e. 1 after min(1, ·), an upper bound), and the power of two
+    (capped at 2^{1100}, where 0.1·2^{1100} overflows: inf) is applied
     as two normal factors, so it rounds at most once, only where the result is subnormal (N/D is formed before
     the product with m: a subnormal N and D, from a subnormal ε, divide with one correctly rounded result).
 
