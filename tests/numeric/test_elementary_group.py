@@ -154,3 +154,11 @@ def test_group_delta_cap_is_safe():
     # kε > 1490 returns inf: there δ_k ≥ 2⁻¹⁰⁷⁴·e^{kε/2} > 1 (k ≥ 2), checked at the worst case k = 2
     assert group_reference(5e-324, 2.0, 745.0) > 1
     assert group_delta(5e-324, 2.0, 745.5) == math.inf
+
+
+def test_estrin_proof_constant():
+    # numeric.elementary._exp_reduce_estrin: Q(|r|)/|Q(r)| ≤ 1.1894 for |r| ≤ 0.34658 (Q's terms all positive at
+    # |r|, and |Q(r)| smallest at r = −0.34658), so 16 roundings give ≤ 19.04u relative (+ 3 for d: ≤ 22.1u)
+    def q(r):
+        return sum(mp.mpf(r) ** (j - 3) / mp.factorial(j) for j in range(3, 15))
+    assert q(0.34658) / q(-0.34658) <= 1.1894 and 16 * 1.1894 <= 19.04
