@@ -13,25 +13,25 @@ from .subsampled_profiles import BUDGETS as _SUBSAMPLED_PROFILES  # SPEC T11
 from .with_replacement import BUDGET_ULPS as _WITH_REPLACEMENT
 
 # T7/T12 δ_k = δ(e^{kε} − 1)/(e^ε − 1): a derived bound, replacing a fitted 6 that failed (issue 10:
-# group_privacy(3.648459489611467e-12, 1.541625e-317, 192037303795183)).  u = 2⁻⁵³; libm exp, expm1, log
-# within 1 ulp (≤ 2u relative); one ulp at x is ≥ u|x|, so a relative error r is ≤ r/u ulps.
-# - kε − ln ε ≤ 700 (so the ratio ≤ e^{kε}/ε stays below e^{700}): δ·expm1_mul(k, ε)/expm1(ε).
-#   expm1_mul: k·ε = hi + lo exactly, expm1(hi) 2u, (1 + head)·lo adds the first-order part of lo
-#   (|lo| ≤ u|hi|; the rest is O(u²)), its rounding and the sum ≤ u: ≤ 3u'; expm1(ε) 2u; ÷ u; ×δ u: ≤ 7u'
-#   (u' = 1.01u).
-# - otherwise: exp_mul_scaled(δ, k − 1, ε, τ), τ = −ln(1 − e^{−ε}) + ln(1 − e^{−kε}).  Since k ≤ 2⁵³ and
-#   kε > 700 + ln ε, ε > 7.4e-14, so 0 ≤ −ln(1 − e^{−ε}) ≤ 30.3, and kε > 669, so ln(1 − e^{−kε}) rounds
-#   to 0 (|·| < e^{−669}, far below u²).  The exponent ln δ + (k − 1)ε + τ is carried as head
-#   (expo·ln2_hi + hi, its TwoSum error exact) plus rest; the absolute error of rest: expm1 2u (d ln a/da
-#   · a = 1) + ln 2u·30.3 + the τ sum u·30.3 + ln(mant) 2u·0.35 + partial sums u·(0.35 + 30.7)
-#   ≤ 124.6u; exp(head), exp(rest) and their product ≤ 5u.  Relative error ≤ 129.6u' < 130u·(1 + 2⁻¹⁰),
-#   i.e. ≤ 130 ulps (a ulp is ≥ u|x|, and ``up`` adds ≥ 2·130u|x|).  A half ulp of τ ≈ 26 alone is ~7
-#   ulps of the result: the fitted 6 could not hold.  This branch's results are normal doubles
-#   ((k − 1)ε ≥ 350 there), so the absolute floor of ``up`` for subnormals is not needed.
-# The direct branch gets 8 (≥ 7.07u' relative, and ≥ the ½-step rounding of a subnormal δ·ratio), the
-# log-space branch (the one calling exp_mul_scaled) 130: ``LOG_SPACE_BUDGETS``.
+# group_privacy(3.648459489611467e-12, 1.541625e-317, 192037303795183)).  u = 2⁻⁵³; one ulp at x is ≥ u|x|, so a
+# relative error r is ≤ r/u ulps.
+# Since issue 14 (libm-free, vectorised): ONE branch for every 0 < ε < ∞ (after δ = 0, k = 1, ε = 0, ε = ∞),
+# numeric.elementary.group_delta: kε = p + e exactly; e^p − 1 = 2^K·σ_n and e^ε − 1 = 2^{K_d}·σ_d, σ in
+# double-double within 0.89u (the reduction of numeric.elementary.expm1 without its final rounding, as in
+# amplify, its polynomial in Estrin's scheme: 22.1u on d instead of Horner's 5.46u); N = σ_n + (σ_n + 2^{−K})·e
+# ≤ 1.89u; D = σ_d rounded ≤ 1.89u; N/D and ×mantissa(δ) 2u; the power of two
+# 2^{K − K_d + exponent(δ)} exact for a normal result: ≤ 5.78u ≤ 5.8u (GROUP_DELTA_BOUND_U; proof in its
+# docstring); a subnormal result rounds once more (≤ ½ step), and kε > 1490 gives inf (there δ_k > 1; min → 1).
+# So 8 (``up`` moves ≥ 8 steps: ≥ 8u|x| relative, and ≥ 8 steps of 2⁻¹⁰⁷⁴ for subnormals) holds with margin,
+# now also where the log-space branch had 130: that branch (and its logarithms) is gone from the kernels.
+#
+# Before issue 14 (libm, kept for the record): libm exp, expm1, log assumed within 1 ulp (≤ 2u relative);
+# - kε − ln ε ≤ 700: δ·expm1_mul(k, ε)/expm1(ε): expm1_mul ≤ 3u', expm1(ε) 2u, ÷ u, ×δ u: ≤ 7u' (u' = 1.01u);
+# - otherwise exp_mul_scaled(δ, k − 1, ε, τ), τ = −ln(1 − e^{−ε}) + ln(1 − e^{−kε}): the exponent's rest
+#   ≤ 124.6u absolute (ln 2u·30.3 the largest term), exp(head)·exp(rest) ≤ 5u: ≤ 129.6u' → 130 ulps.
+#   (With numeric.elementary's exp ≤ 1.16u, log ≤ 1.40u, expm1 ≤ 1.38u it would be ≤ 109u'; not used: every
+#   point would evaluate both branches, ten exp/log evaluations, slower than libm.)
 GROUP_DELTA = 8
-GROUP_DELTA_LOG_SPACE = 130
 
 BUDGETS: dict[str, int] = {
     # T1/T2/T5/T6/T17 ε = A_η(ε): derived since issue 14.  numeric.elementary.amplify (one straight-line exp
@@ -69,7 +69,8 @@ BUDGETS: dict[str, int] = {
     "t6_delta": 4,  # SPEC T6: measured peak 2.35 on the certify grid, 2.66 on 2e4 random points
 }
 # budgets of the log-space branches (those calling exp_mul_scaled) where they differ from the output's
-LOG_SPACE_BUDGETS: dict[str, int] = {"t7_delta": GROUP_DELTA_LOG_SPACE, "t12_delta": GROUP_DELTA_LOG_SPACE}
+# (T7/T12 δ had 130 here until issue 14: their elementary kernel has one branch, within 5.8u everywhere; see above)
+LOG_SPACE_BUDGETS: dict[str, int] = {}
 
 BUDGETS.update(_PROFILES)
 BUDGETS.update(_SUBSAMPLED_PROFILES)

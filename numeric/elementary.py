@@ -37,6 +37,8 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
+from .special import HAS_FMA, fma
+
 U = 2.0 ** -53
 EXPM1_BOUND_U = 1.38
 LOG1P_BOUND_U = 1.40
@@ -423,3 +425,235 @@ def amplify_quotient(eps: float, num: float, den: float) -> float:
     j = j_num - j_den - (1 if below else 0)
     jf = jf_num - jf_den - (1.0 if below else 0.0)
     return _amplify_core(eps, eta_n, j, jf, num == 0.0)
+
+
+# --- T7/T12 δ (group privacy): exp, log, e^{ab} − 1, δ·e^{ab + τ}, a·b rounded upward -----------------------
+EXP_BOUND_U = 1.16
+LOG_BOUND_U = 1.40
+EXACT_SPLIT_MIN = 2.0 ** -900  # as numeric.special.mul_up: Dekker's error term exact between these
+EXACT_SPLIT_MAX = 2.0 ** 900
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def exp(x: float) -> float:
+    """e^x with relative error ≤ 1.16u (u = 2⁻⁵³) where e^x is a normal double (−708.39 ≤ x ≤ 709.78); inf
+    above, a subnormal result within 1.16u relative plus 2⁻¹⁰⁷⁵ absolute, 0 below −745.2, NaN for NaN.
+
+    Algorithm.  ``expm1``'s reduction of x clamped to [−746, 710]: e^x = 2^k·(1 + r + r²/2 + r³Q(r) + e^r(e^{rr}
+    − 1)), summed by ``_exp_combine`` with a_hi = 1 (exact), a_lo = 0, scale 1 and one final rounding: m ≈ e^r
+    ∈ [0.70, 1.42].  Then m·2^k as (m·2^⌊k/2⌋)·2^{k − ⌊k/2⌋), both factors normal powers of two (k ∈ [−1076,
+    1024]): the first product is exact, the second is exact for a normal result and rounds once (≤ 2⁻¹⁰⁷⁵) for a
+    subnormal one, and overflows to inf above 709.78.
+
+    Error bound of m relative to e^r (the terms of ``expm1``'s proof, now relative to e^r ≥ 0.7071 instead of
+    |e^x − 1|): ρ_d = max |d|/e^r ≤ 0.0091 (at r = −ln2/2: |d| ≈ r³(1/6 − r/24 + r²/120) = 0.00638, e^r =
+    0.7071; at r = +ln2/2 0.0054; tests/numeric/test_elementary.py recomputes it), so Horner, corr and the inner
+    sum give (5.46 + 2 + 3)u·0.0091 ≤ 0.096u; rr(1 + r) for e^r(e^{rr} − 1): ≤ |rr|·|e^r − 1 − r|/e^r ≤ u·0.35·
+    0.066/0.707 ≤ 0.033u; truncation and second-order terms < 0.012u; reduction ≤ 1e-5u; final rounding u:
+
+        |error| ≤ u + 0.096u + 0.033u + 0.012u ≤ 1.141u ≤ 1.16u.
+    """
+    xc = x if x > -746.0 else -746.0
+    xc = xc if xc < 710.0 else 710.0
+    k, kf, r, h1, corr = _exp_reduce(xc)
+    m = _exp_combine(1.0, 0.0, 1.0, r, h1, corr)
+    half = k >> 1
+    f1 = as_double((half + 1023) << 52)
+    f2 = as_double((k - half + 1023) << 52)
+    result = (m * f1) * f2
+    return result if x == x else x
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def log(x: float) -> float:
+    """ln x with relative error ≤ 1.40u (u = 2⁻⁵³) for 0 < x < ∞ (subnormals included); −inf at 0, inf at inf,
+    NaN below 0 or for NaN.
+
+    Algorithm.  x = 2^j·m, m ∈ [1, 2), read from the bits (``_split_pow2``; a subnormal x prescaled by 2⁶⁴), and
+    ln x = ``_log1p_core``(m − 1, 0, j): m − 1 is exact and so is 1 + (m − 1) = m, i.e. S = m, T = 0 in
+    ``log1p``'s proof, with j added to the exponent e (|j| ≤ 1074 < 2²⁰, so (e + j)·LN2_HI stays exact).
+
+    Error bound: ``log1p``'s proof term by term, with T = 0 and e replaced by e' = e + j.  Where e' ≠ 0, |ln x| ≥
+    ln √2 = 0.3466 as there, and every term is as bounded there (the T/S terms vanish).  Where e' = 0 (x ∈
+    [1/√2, √2)), ln x = log1p(f) with f exact and no exponent terms: e'·LN2_LO = 0, b2 = 0 (the sum with
+    e'·LN2_HI = 0 is exact), and the remaining small terms −H2 and b1 (|b1| ≤ u|f − H1|) add rounding errors of
+    order u²|f| against |ln x| ≥ 0.83|f|; V's share, ≤ 0.335u + 0.053u at the ends of the interval, is smaller for
+    smaller |f| (V/ln x = O(f²)).  ``log1p``'s restriction |y| ≥ 2⁻²⁷ only served the T/S terms.  So ≤ 1.40u
+    everywhere, as ``log1p``.  Checked against 50-digit mpmath in tests/numeric/test_elementary.py, near 1 too.
+    """
+    xc = x if 0.0 < x < INF else 1.0  # the special values are selected at the end (no exception in plain Python)
+    m, j, jf = _split_pow2(xc)
+    result = _log1p_core(m - 1.0, 0.0, jf)
+    result = result if x < INF else INF
+    result = result if x > 0.0 else (-INF if x == 0.0 else NAN)
+    return result if x == x else x
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def two_product(a: float, b: float):
+    """(p, e), p = fl(a·b), a·b = p + e: ``numeric.special.two_product`` written inline (the same choice of FMA or
+    Dekker's product, ``HAS_FMA``, so the same (p, e); e = 0 where p is not finite), branch-free."""
+    p = a * b
+    if HAS_FMA:
+        e = fma(a, b, -p)
+    else:
+        t = SPLITTER * a
+        a_hi = t - (t - a)
+        a_lo = a - a_hi
+        t = SPLITTER * b
+        b_hi = t - (t - b)
+        b_lo = b - b_hi
+        e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    e = e if (p - p) == 0.0 else 0.0  # p inf or NaN
+    return p, e
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def mul_up(a: float, b: float) -> float:
+    """a·b rounded upward for a, b ≥ 0: ``numeric.special.mul_up`` without libm (``np.nextafter`` towards +inf of
+    p ≥ 0 is the double whose bit pattern is one more, inf stays inf; ``next_up`` is plain arithmetic), bit
+    for bit the same result."""
+    p, e = two_product(a, b)
+    stepped = as_double(as_bits(p) + 1) if p < INF else p
+    stepped = stepped if (a != 0.0 and b != 0.0) else p
+    near = p + p * 1.6653345369377348e-16  # numeric.special.next_up (3·2⁻⁵⁴)
+    near = near if e > 0.0 else p
+    return near if EXACT_SPLIT_MIN < p < EXACT_SPLIT_MAX else stepped
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def expm1_mul(a: float, b: float) -> float:
+    """e^{a·b} − 1 without the rounding of a·b (``numeric.special.expm1_mul`` with ``expm1`` above): a·b = hi + lo
+    exactly, expm1(hi) + (expm1(hi) + 1)·lo.  Relative error ≤ 1.38u + u (the rounding of the correction and of
+    the sum) + O(u²·|ab|) for hi ≤ 709.78."""
+    hi, lo = two_product(a, b)
+    head = expm1(hi)
+    return head + (head + 1.0) * lo
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def exp_mul_scaled(scale: float, a: float, b: float, tail: float) -> float:
+    """scale·e^{a·b + tail} for scale > 0 (``numeric.special.exp_mul_scaled`` without libm): ln(scale) = e·ln 2 +
+    ln(mant), mant ∈ [1/√2, √2], e from the bits; e·LN2_HI + hi exact up to its TwoSum error; rest = err + lo +
+    e·LN2_LO + ln(mant) + tail; exp(head)·exp(rest), with ``log`` and ``exp`` above (≤ 1.40u, ≤ 1.16u)."""
+    m, j, jf = _split_pow2(scale)
+    high = m > SQRT2
+    mant = m * 0.5 if high else m
+    expo = jf + 1.0 if high else jf
+    hi, lo = two_product(a, b)
+    eh = expo * LN2_HI
+    head = eh + hi
+    bb = head - eh
+    err = (eh - (head - bb)) + (hi - bb)
+    rest = err + lo + expo * LN2_LO + log(mant) + tail
+    return exp(head) * exp(rest)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def select(condition: bool, if_true: float, if_false: float) -> float:
+    """``if_true if condition else if_false`` with both arguments already evaluated: the generated T7/T12 δ
+    kernels print their branches as nested ``select`` calls, so every branch is computed for every point and
+    LLVM sees selects, not a chain of conditional blocks (which, with five branches, it did not if-convert:
+    the loop stayed scalar).  The same values as the lazy chain (each branch is a pure function)."""
+    return if_true if condition else if_false
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _exp_reduce_estrin(xc: float):
+    """``_exp_reduce`` with Q(r) = Σ_{j=3}^{14} r^{j−3}/j! evaluated in Estrin's scheme (pairs, then r², r⁴)
+    instead of Horner's: a shorter dependency chain (the T7 δ loop ran 13.0 → 10.2 ms per 10⁶ points).
+
+    Error of q: each term c_j·r^{j−3} passes through at most 16 roundings (its coefficient's, r² = r·r, r⁴ =
+    r²·r² (3), the products and sums of the scheme), so |q − Q(r)| ≤ 16u·Q(|r|) + O(u²); with |r| ≤ 0.34658,
+    Q(|r|)/|Q(r)| ≤ Q(0.34658)/Q(−0.34658) = 0.182170/0.153172 ≤ 1.1894 (tests/numeric/test_elementary_group.py
+    recomputes it): ≤ 19.04u relative, and d = ((r·r)·r)·q ≤ 22.1u (Horner's: 5.46u)."""
+    t = xc * INV_LN2 + SHIFTER
+    kf = t - SHIFTER
+    k = as_bits(t) - SHIFTER_BITS
+    r_hi = xc - kf * LN2_HI
+    r_lo = kf * LN2_LO
+    r = r_hi - r_lo
+    bb = r - r_hi
+    rr = (r_hi - (r - bb)) + (-r_lo - bb)
+    r1 = (r + SPLIT) - SPLIT
+    r2 = r - r1
+    h1 = 0.5 * (r1 * r1)
+    h2 = 0.5 * (r2 * (r + r1))
+    rsq = r * r
+    r4 = rsq * rsq
+    q_ab = (E3 + r * E4) + rsq * (E5 + r * E6)
+    q_cd = (E7 + r * E8) + rsq * (E9 + r * E10)
+    q_ef = (E11 + r * E12) + rsq * (E13 + r * E14)
+    q = q_ab + r4 * (q_cd + r4 * q_ef)
+    d = ((r * r) * r) * q
+    corr = (h2 + d) + rr * (1.0 + r)
+    return k, kf, r, h1, corr
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _expm1_scaled(x: float):
+    """For 0 ≤ x ≤ 1500: (σ_hi, σ_lo, K, 2^{−K}) with e^x − 1 = 2^K·σ, σ = (σ_hi + σ_lo)(1 + η), |η| ≤ 0.89u, K =
+    rint(x/ln 2): ``amplify``'s σ with Q in Estrin's scheme (``_exp_reduce_estrin``).  amplify's proof of σ
+    (``expm1``'s error terms without the final rounding) with d's 5.46u replaced by 22.1u: (22.1 + 2 + 3)u·ρ_d
+    + 0.042u + 0.007u + 0.005u with ρ_d ≤ 0.0308: ≤ 0.889u.  For K > 1000 the term −2^{−K} is dropped, a
+    relative ≤ 2^{−1000}, and 2^{−K} is returned as 0."""
+    k, kf, r, h1, corr = _exp_reduce_estrin(x)
+    low = kf <= 53.0
+    inv_scale = as_double((1023 - (k if kf <= 1000.0 else 0)) << 52)
+    a_hi = (1.0 - inv_scale) if low else 1.0
+    a_lo = 0.0 if low else (-inv_scale if kf <= 1000.0 else 0.0)
+    s_hi, s_lo = _exp_combine2(a_hi, a_lo, r, h1, corr)
+    return s_hi, s_lo, k, (inv_scale if kf <= 1000.0 else 0.0)
+
+
+GROUP_DELTA_BOUND_U = 5.8
+GROUP_CAP = 1490.0  # kε above this: δ_k > 1 for every δ ≥ 2⁻¹⁰⁷⁴ and k ≥ 2
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def group_delta(delta: float, k: float, eps: float) -> float:
+    """δ_k = δ(e^{kε} − 1)/(e^ε − 1) (SPEC T7, Vadhan 2017 Lemma 2.2; T12 with k → Δ) for 0 < ε < ∞, δ > 0 and an
+    integer k ≥ 2, with relative error ≤ 5.8u (u = 2⁻⁵³) where the result is a normal double, plus at
+    most half a step 2⁻¹⁰⁷⁵ where it is subnormal; inf where kε > 1490 (there δ_k > 1).  One formula for every
+    ε — no overflow branch, no logarithm — and two exponential reductions, so a loop over it vectorises.
+
+    Algorithm.  kε = p + e exactly (``two_product``).  e^p − 1 = 2^K·σ_n and e^ε − 1 = 2^{K_d}·σ_d with σ in
+    double-double (``_expm1_scaled``, ≤ 0.89u; ε ≤ p/2 ≤ 745 and p ≤ 1490 are within its range).  Since e^p =
+    2^K(σ_n + 2^{−K}) exactly, e^{p+e} − 1 = 2^K(σ_n + (σ_n + 2^{−K})(e^e − 1)), evaluated as N = σ_hi + (σ_lo +
+    (σ_hi + 2^{−K})·e).  δ = m·2^j (m ∈ [1, 2), from the bits), and δ_k = m·(N/D)·2^{K − K_d + j} with D = σ_d
+    rounded to a double; q = m·(N/D) ≥ 0.1 (p ≥ ε, so K ≥ K_d; σ_n ≥ 0.207 for K ≥ 1 and σ_d ≤ 2; σ_n/σ_d ≥ 1
+    for K = K_d) and q ≤ 10¹⁸ for k ≤ 2⁵³ (σ_d ≥ ε ≥ 0.34/k wherever K > 0 = K_d; a larger k with a tiny ε can
+    overflow q to inf: the result is then inf, i.e. 1 after min(1, ·), an upper bound), and the power of two
+    (capped at 2^{1100}, where 0.1·2^{1100} overflows: inf) is applied
+    as two normal factors, so it rounds at most once, only where the result is subnormal (N/D is formed before
+    the product with m: a subnormal N and D, from a subnormal ε, divide with one correctly rounded result).
+
+    Error bound (first order; the second-order terms are below 1e-9u).
+    - N: σ_n's 0.89u; |e| ≤ u·p ≤ 1490u, so the correction is ≤ 1490u·(σ_n + 2^{−K})/σ_n ≤ 1.5e4u relative to σ_n
+      (σ_n ≥ 0.207 for K ≥ 1; for K = 0, (σ_n + 1)|e|/σ_n ≤ 1.42u), and its three roundings cost O(u²); e^e − 1 −
+      e ≤ e² is below 3e-26 relative; the final sum rounds once: ≤ 1.89u.
+    - D: σ_d's 0.89u and its rounding to a double u: ≤ 1.89u.
+    - N/D and ×m: one rounding each, 2u.  The power of two: exact for a normal result.
+      Total ≤ 1.89u + 1.89u + 2u = 5.78u ≤ 5.8u.
+    - Subnormal result: the last scaling rounds once more, ≤ 2⁻¹⁰⁷⁵.
+    - kε > 1490: δ_k ≥ δe^{(k−1)ε} ≥ 2⁻¹⁰⁷⁴e^{kε/2} > 2⁻¹⁰⁷⁴e^{745} > 1; inf is returned (min(1, ·) gives 1).
+    ε = 0 gives a NaN-free finite value (unused: T7's ε = 0 branch is kδ).
+    """
+    p, e = two_product(k, eps)
+    big = not p <= GROUP_CAP  # also p = inf or NaN
+    pc = p if p <= GROUP_CAP else GROUP_CAP
+    n_hi, n_lo, kn, inv_n = _expm1_scaled(pc)
+    num = n_hi + (n_lo + (n_hi + inv_n) * e)
+    ec = eps if eps <= GROUP_CAP else GROUP_CAP
+    d_hi, d_lo, kd, inv_d = _expm1_scaled(ec)
+    den = d_hi + d_lo
+    den = den if den > 0.0 else 1.0  # ε = 0 (the value is not used there; no ZeroDivisionError in plain Python)
+    m, j, jf = _split_pow2(delta)
+    q = m * (num / den)
+    s = kn - kd + j
+    s = 1100 if s > 1100 else s
+    half = s >> 1
+    f1 = as_double((half + 1023) << 52)
+    f2 = as_double((s - half + 1023) << 52)
+    result = (q * f1) * f2
+    return INF if big else result

@@ -27,7 +27,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 from sympy.printing.pycode import PythonCodePrinter
 
 import symbolic
-from symbolic.functions import AmplifyLarge, ExpMulScaled
+from symbolic.functions import AmplifyLarge, Expm1Mul, ExpMulScaled
 from symbolic.registry import FAMILIES, family_of
 
 from .budgets import BUDGETS, LOG_SPACE_BUDGETS
@@ -48,14 +48,39 @@ class _Round(sp.Function):
 # exact η; amplify_quotient for T2's η = m/n and T5's rate_to/rate_from, the mantissas' quotient rounded once:
 # ≤ 3.80 ulps, also where the quotient would be subnormal) — T1, T2, T5 ε, and T6, T17 ε,
 # which must equal T1 bit for bit (proofs_checks' property checks).  T3/T4 (η = −expm1(m·log1p(−1/n)), several
-# roundings), T18 (expm1_mul, exp_mul_scaled) and T7 (exp/log in its log-space branch) keep libm.
+# roundings) and T18 (expm1_mul, exp_mul_scaled) keep libm; T7/T12 below.
 ELEMENTARY_KERNELS = {"t1_epsilon", "t2_epsilon", "t5_epsilon", "t6_epsilon", "t17_epsilon"}
+# T7 ε: mul_up printed as numeric.elementary.mul_up (bit for bit numeric.special.mul_up, without np.nextafter's
+# call): its loop vectorises.  Every exp, expm1, log, expm1_mul, exp_mul_scaled and mul_up of an elementary
+# kernel prints as numeric.elementary's (``el_`` names).
+ELEMENTARY_KERNELS |= {"t7_epsilon"}
+# T7/T12 δ: the direct branch δ·ratio (ratio = expm1_mul(k, ε)/expm1(ε)) and the log-space branch
+# ExpMulScaled(δ, k − 1, ε, τ) are the same function δ(e^{kε} − 1)/(e^ε − 1) (symbolic.group: the log-space branch
+# is that closed form rewritten to avoid overflow; the accuracy checks measure the kernel against it);
+# numeric.elementary.group_delta evaluates it for every 0 < ε < ∞ within 5.8u (no overflow branch, no logarithm,
+# two exponential reductions).  Both print as el_group_delta, round by 8 ulps
+# (its derived bound; numeric/budgets.py) and merge into one branch; the let ``ratio``, then unused, is dropped.
+GROUP_KERNELS = {"t7_delta", "t12_delta"}
+ELEMENTARY_KERNELS |= GROUP_KERNELS
+# the elementary functions the printer may emit, by printed name (imported only where used)
+ELEMENTARY_NAMES = ("el_exp", "el_expm1", "el_log", "el_expm1_mul", "el_exp_mul_scaled", "el_mul_up", "el_select",
+                    "el_group_delta")
+# Kernels whose branches print as nested el_select(condition, value, rest) calls, every branch evaluated: a chain
+# of lazy conditional blocks (T7 δ) is not if-converted by LLVM, and the loop around it stays scalar.  Cheap
+# here: beside group_delta the other branches are constants, δ and a product.  (T7 δ printed with its two
+# libm-free branches, direct and log-space, both evaluated for every point — ten exp/log evaluations — ran 61 ms
+# against libm's 34 ms per 10⁶ points; group_delta, one branch, 14 ms.)
+EAGER_KERNELS = set(GROUP_KERNELS)
 
 
 class KernelPrinter(PythonCodePrinter):
     """Python ``math`` printer that knows our special functions and prints every number as a float."""
 
     elementary = False  # True: A_η(ε) = log1p(η·expm1(ε)) and amplify_large print as elementary.amplify
+
+    eager = False  # True: Piecewise as nested el_select calls (EAGER_KERNELS)
+
+    group_ratios: dict = {}  # GROUP_KERNELS: let symbol ratio → (k, ε) where ratio = Expm1Mul(k, ε)/(e^ε − 1)
 
     quotients: dict = {}  # let symbols defined as a quotient of two parameters: symbol → (numerator, denominator)
 
@@ -93,16 +118,44 @@ class KernelPrinter(PythonCodePrinter):
                 pieces.append([e, c])
         if pieces[-1][1] != "True":
             pieces.append(["None", "True"])
+        if self.eager:
+            text = pieces[-1][0]
+            for e, c in reversed(pieces[:-1]):
+                text = f"el_select({c}, {e}, {text})"
+            return text
         text = f"({pieces[-1][0]})"
         for e, c in reversed(pieces[:-1]):
             text = f"({e}) if ({c}) else {text}"
         return f"({text})"
 
+    def _el(self) -> str:
+        return "el_" if self.elementary else ""
+
     def _print_Expm1Mul(self, expr):
-        return f"expm1_mul({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+        return f"{self._el()}expm1_mul({self._print(expr.args[0])}, {self._print(expr.args[1])})"
 
     def _print_ExpMulScaled(self, expr):
-        return "exp_mul_scaled(" + ", ".join(self._print(a) for a in expr.args) + ")"
+        if self.group_ratios:  # δ·e^{(k−1)ε + τ} = δ(e^{kε} − 1)/(e^ε − 1) (GROUP_KERNELS)
+            scale, a, b, _ = expr.args
+            return f"el_group_delta({self._print(scale)}, {self._print(a + 1)}, {self._print(b)})"
+        return f"{self._el()}exp_mul_scaled(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Mul(self, expr):
+        if self.group_ratios and len(expr.args) == 2:
+            for ratio_symbol, (a, b) in self.group_ratios.items():
+                if ratio_symbol in expr.args:
+                    other = expr.args[0] if expr.args[1] == ratio_symbol else expr.args[1]
+                    return f"el_group_delta({self._print(other)}, {self._print(a)}, {self._print(b)})"
+        return super()._print_Mul(expr)
+
+    def _print_expm1(self, expr):
+        return f"el_expm1({self._print(expr.args[0])})" if self.elementary else super()._print_expm1(expr)
+
+    def _print_log(self, expr):
+        return f"el_log({self._print(expr.args[0])})" if self.elementary else super()._print_log(expr)
+
+    def _print_exp(self, expr):
+        return f"el_exp({self._print(expr.args[0])})" if self.elementary else super()._print_exp(expr)
 
     def _print_Symbol(self, expr):
         return self.names.get(expr, expr.name) if hasattr(self, "names") else expr.name
@@ -112,7 +165,7 @@ class KernelPrinter(PythonCodePrinter):
         # one operation on two exact inputs (parameters, not computed intermediates): directed rounding
         if up and _is_product_of_two(inner) and set(inner.args) <= set(self.names):
             a, b = inner.args
-            return f"mul_up({self._print(a)}, {self._print(b)})"
+            return f"{self._el()}mul_up({self._print(a)}, {self._print(b)})"
         if not up and _is_quotient(inner) and set(inner.as_numer_denom()) <= set(self.names):
             a, b = inner.as_numer_denom()
             return f"div_down({self._print(a)}, {self._print(b)})"
@@ -207,14 +260,23 @@ def stable_piecewise(output: symbolic.Output, budget: int | None, log_budget: in
 def _function_source(name: str, args: list[str], theorem, output, body: sp.Basic, doc: str) -> str:
     printer = KernelPrinter({"fully_qualified_modules": True})
     printer.elementary = name.removesuffix("_raw") in ELEMENTARY_KERNELS
+    printer.eager = name.removesuffix("_raw") in EAGER_KERNELS
+    printer.group_ratios = {}
+    if name.removesuffix("_raw") in GROUP_KERNELS:
+        for symbol, value in output.let:
+            num, den = value.as_numer_denom()
+            if isinstance(num, Expm1Mul) and den == sp.exp(num.args[1]) - 1:
+                printer.group_ratios[symbol] = num.args
     printer.quotients = {symbol: value.as_numer_denom() for symbol, value in output.let if _is_quotient(value)}
     # symbols are renamed by the printer, not by xreplace, which would re-evaluate (and so undo) the
     # unevaluated log-space branches
     printer.names = {theorem.parameter(a).symbol: a for a in args}
     lines = [f"def {name}({', '.join(args)}):", f'    """{doc}"""']
-    for symbol, value in output.let:
-        lines.append(f"    {symbol.name} = {printer.doprint(stable_rewrite(value))}")
     code = printer.doprint(body)
+    for symbol, value in output.let:
+        if symbol in printer.group_ratios and symbol.name not in code:
+            continue  # printed as el_group_delta: unused
+        lines.append(f"    {symbol.name} = {printer.doprint(stable_rewrite(value))}")
     if output.at_most_one:
         code = f"min(1.0, {code})"
     lines.append(f"    return {code}")
@@ -243,6 +305,10 @@ def render_family(family: str) -> str:
             parts.append("\n\n" + _function_source(
                 name + "_raw", args, theorem, output, stable_piecewise(output, None),
                 f"{theorem.id} {output.name}, unrounded (for accuracy measurement)."))
+    used = [name for name in ELEMENTARY_NAMES if any(name + "(" in part for part in parts)]
+    if used:
+        parts[2] += ("from numeric.elementary import (  # noqa: F401  (vectorisable, no libm)\n    "
+                     + ", ".join(f"{name[3:]} as {name}" for name in used) + ")\n")
     if any("amplify(" in part or "amplify_quotient(" in part for part in parts):
         parts[2] += ("from numeric.elementary import amplify, amplify_quotient  # noqa: F401  (vectorisable, "
                      "no libm)\n")

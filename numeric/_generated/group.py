@@ -3,25 +3,25 @@ import math
 
 from numeric.special import (  # noqa: F401
     amplify_large, div_down, down, exp_mul_scaled, expm1_mul, mul_up, up)
+from numeric.elementary import (  # noqa: F401  (vectorisable, no libm)
+    mul_up as el_mul_up, select as el_select, group_delta as el_group_delta)
 
 
 def t7_epsilon(epsilon, k):
     """T7 epsilon: Group privacy, rounded upward by 1 ulps."""
-    return ((epsilon) if (k == 1.0) else (mul_up(epsilon, k)))
+    return ((epsilon) if ((k == 1.0)) else (el_mul_up(epsilon, k)))
 
 
 def t7_epsilon_raw(epsilon, k):
     """T7 epsilon, unrounded (for accuracy measurement)."""
-    return ((epsilon) if (k == 1.0) else (k*epsilon))
+    return ((epsilon) if ((k == 1.0)) else (k*epsilon))
 
 
 def t7_delta(epsilon, delta, k):
-    """T7 delta: Group privacy, rounded upward by 8 ulps (130 in the log-space branch)."""
-    ratio = expm1_mul(k, epsilon)/math.expm1(epsilon)
-    return min(1.0, ((delta) if (delta == 0.0) or (k == 1.0) else (mul_up(delta, k)) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (up(delta*ratio, 8)) if (k*epsilon - math.log(epsilon) <= 700.0) else (up(exp_mul_scaled(delta, k - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-k*epsilon))), 130))))
+    """T7 delta: Group privacy, rounded upward by 8 ulps."""
+    return min(1.0, el_select((delta == 0.0) or (k == 1.0), delta, el_select((epsilon == 0.0), el_mul_up(delta, k), el_select((epsilon == math.inf), 1.0, up(el_group_delta(delta, k, epsilon), 8)))))
 
 
 def t7_delta_raw(epsilon, delta, k):
     """T7 delta, unrounded (for accuracy measurement)."""
-    ratio = expm1_mul(k, epsilon)/math.expm1(epsilon)
-    return min(1.0, ((delta) if (delta == 0.0) or (k == 1.0) else (delta*k) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (delta*ratio) if (k*epsilon - math.log(epsilon) <= 700.0) else (exp_mul_scaled(delta, k - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-k*epsilon))))))
+    return min(1.0, el_select((delta == 0.0) or (k == 1.0), delta, el_select((epsilon == 0.0), delta*k, el_select((epsilon == math.inf), 1.0, el_group_delta(delta, k, epsilon)))))

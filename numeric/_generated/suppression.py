@@ -3,6 +3,8 @@ import math
 
 from numeric.special import (  # noqa: F401
     amplify_large, div_down, down, exp_mul_scaled, expm1_mul, mul_up, up)
+from numeric.elementary import (  # noqa: F401  (vectorisable, no libm)
+    mul_up as el_mul_up, select as el_select, group_delta as el_group_delta)
 
 
 def t12_epsilon(epsilon, sensitivity):
@@ -16,15 +18,13 @@ def t12_epsilon_raw(epsilon, sensitivity):
 
 
 def t12_delta(epsilon, delta, sensitivity):
-    """T12 delta: Deterministic suppression, rounded upward by 8 ulps (130 in the log-space branch)."""
-    ratio = expm1_mul(sensitivity, epsilon)/math.expm1(epsilon)
-    return min(1.0, ((0.0) if (sensitivity == 0.0) or (delta == 0.0) else (delta) if (sensitivity == 1.0) else (mul_up(delta, sensitivity)) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (up(delta*ratio, 8)) if (sensitivity*epsilon - math.log(epsilon) <= 700.0) else (up(exp_mul_scaled(delta, sensitivity - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-sensitivity*epsilon))), 130))))
+    """T12 delta: Deterministic suppression, rounded upward by 8 ulps."""
+    return min(1.0, el_select((sensitivity == 0.0) or (delta == 0.0), 0.0, el_select((sensitivity == 1.0), delta, el_select((epsilon == 0.0), el_mul_up(delta, sensitivity), el_select((epsilon == math.inf), 1.0, up(el_group_delta(delta, sensitivity, epsilon), 8))))))
 
 
 def t12_delta_raw(epsilon, delta, sensitivity):
     """T12 delta, unrounded (for accuracy measurement)."""
-    ratio = expm1_mul(sensitivity, epsilon)/math.expm1(epsilon)
-    return min(1.0, ((0.0) if (sensitivity == 0.0) or (delta == 0.0) else (delta) if (sensitivity == 1.0) else (sensitivity*delta) if (epsilon == 0.0) else (1.0) if (epsilon == math.inf) else (delta*ratio) if (sensitivity*epsilon - math.log(epsilon) <= 700.0) else (exp_mul_scaled(delta, sensitivity - 1.0, epsilon, -math.log(-math.expm1(-epsilon)) + math.log(-math.expm1(-sensitivity*epsilon))))))
+    return min(1.0, el_select((sensitivity == 0.0) or (delta == 0.0), 0.0, el_select((sensitivity == 1.0), delta, el_select((epsilon == 0.0), sensitivity*delta, el_select((epsilon == math.inf), 1.0, el_group_delta(delta, sensitivity, epsilon))))))
 
 
 def t14_delta(delta, m):
