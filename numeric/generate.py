@@ -53,7 +53,7 @@ ELEMENTARY_KERNELS = {"t1_epsilon", "t2_epsilon", "t5_epsilon", "t6_epsilon", "t
 # T7 ε: mul_up printed as numeric.elementary.mul_up (bit for bit numeric.special.mul_up, without np.nextafter's
 # call): its loop vectorises.  Every exp, expm1, log, expm1_mul, exp_mul_scaled and mul_up of an elementary
 # kernel prints as numeric.elementary's (``el_`` names).
-ELEMENTARY_KERNELS |= {"t7_epsilon"}
+ELEMENTARY_KERNELS |= {"t7_epsilon", "t1_delta"}  # T1 δ: the same el_mul_up
 # T7/T12 δ: the direct branch δ·ratio (ratio = expm1_mul(k, ε)/expm1(ε)) and the log-space branch
 # ExpMulScaled(δ, k − 1, ε, τ) are the same function δ(e^{kε} − 1)/(e^ε − 1) (symbolic.group: the log-space branch
 # is that closed form rewritten to avoid overflow; the accuracy checks measure the kernel against it);
