@@ -109,9 +109,10 @@ def _as_bits_overload(x):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _exp_reduce(xc: float):
-    """For |xc| ≤ 1500: (k as the bits offset, k as a float, r, h1, corr) with e^xc = 2^k·(1 + r + h1 + corr)
-    up to the errors of ``expm1``'s proof; 1 + r + h1 are exact doubles, corr is small."""
+def _cody_waite(xc: float):
+    """The reduction shared by ``_exp_reduce`` and ``_exp_reduce_estrin``: k = rint(xc/ln 2) (as the bits offset
+    and as a float), r + rr = xc − k·ln 2 (r rounded, rr its exact rounding error) and r²/2 = h1 + h2 with
+    h1 = r1²/2 exact (r1 = r with its low 26 bits cleared)."""
     t = xc * INV_LN2 + SHIFTER
     kf = t - SHIFTER
     # k from the bits of t = 1.5·2⁵² + k (a spacing of 1 there): an integer subtraction, where a float → int64
@@ -126,6 +127,14 @@ def _exp_reduce(xc: float):
     r2 = r - r1
     h1 = 0.5 * (r1 * r1)
     h2 = 0.5 * (r2 * (r + r1))
+    return k, kf, r, rr, h1, h2
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _exp_reduce(xc: float):
+    """For |xc| ≤ 1500: (k as the bits offset, k as a float, r, h1, corr) with e^xc = 2^k·(1 + r + h1 + corr)
+    up to the errors of ``expm1``'s proof; 1 + r + h1 are exact doubles, corr is small."""
+    k, kf, r, rr, h1, h2 = _cody_waite(xc)
     q = E13 + r * E14
     q = E12 + r * q
     q = E11 + r * q
@@ -567,18 +576,7 @@ def _exp_reduce_estrin(xc: float):
     r²·r² (3), the products and sums of the scheme), so |q − Q(r)| ≤ 16u·Q(|r|) + O(u²); with |r| ≤ 0.34658,
     Q(|r|)/|Q(r)| ≤ Q(0.34658)/Q(−0.34658) = 0.182170/0.153172 ≤ 1.1894 (tests/numeric/test_elementary_group.py
     recomputes it): ≤ 19.04u relative, and d = ((r·r)·r)·q ≤ 22.1u (Horner's: 5.46u)."""
-    t = xc * INV_LN2 + SHIFTER
-    kf = t - SHIFTER
-    k = as_bits(t) - SHIFTER_BITS
-    r_hi = xc - kf * LN2_HI
-    r_lo = kf * LN2_LO
-    r = r_hi - r_lo
-    bb = r - r_hi
-    rr = (r_hi - (r - bb)) + (-r_lo - bb)
-    r1 = (r + SPLIT) - SPLIT
-    r2 = r - r1
-    h1 = 0.5 * (r1 * r1)
-    h2 = 0.5 * (r2 * (r + r1))
+    k, kf, r, rr, h1, h2 = _cody_waite(xc)
     rsq = r * r
     r4 = rsq * rsq
     q_ab = (E3 + r * E4) + rsq * (E5 + r * E6)
