@@ -146,6 +146,24 @@ BIG = 2.0 ** 600  # rescaling threshold of the division-free sweep (exact power-
 DIFF_ASYMPTOTIC_FROM = 7.0  # x from which erfcx_diff uses the expansion of e^{−t²} (``_diff_asymptotic``)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _rescale(pp: float, qq: float, det: float, e_pq: int, e_det: int):
+    """Keep the sweep's state in range by exact power-of-two scalings: Q (and P with it) below 2⁶⁰⁰, the
+    determinant Δ in [2⁻⁶⁰⁰, 2⁶⁰⁰]; e_pq, e_det count the factors of 2⁶⁰⁰ taken out."""
+    big_inv = 1.0 / BIG
+    if qq > BIG:
+        pp *= big_inv
+        qq *= big_inv
+        e_pq += 1
+    if det > BIG:
+        det *= big_inv
+        e_det += 1
+    elif det < big_inv:
+        det *= BIG
+        e_det -= 1
+    return pp, qq, det, e_pq, e_det
+
+
 @njit(cache=True)
 def _series_backward(x: float, h: float, m0: float) -> float:
     """The same series with r_n = M_n/M_{n−1} by the backward recurrence (1 < x < 7), summed inside that loop.
@@ -203,7 +221,6 @@ def _series_backward(x: float, h: float, m0: float) -> float:
     steps = float(int(5.84 + inv_x * (73.2 + 2.18 * kk) + inv_x * inv_x * (127.9 + 0.394 * kk)) + 1)
     two_x = 2.0 * x
     z = 0.5 / (x * x)
-    big_inv = 1.0 / BIG
     pp = 0.0
     qq = 1.0
     for _ in range(30):
@@ -234,27 +251,9 @@ def _series_backward(x: float, h: float, m0: float) -> float:
             pp, qq = k3 * z * qq, qq + pp
             pp, qq = k * z * qq, qq + pp
             det = det * (k1 * z) * (k2 * z) * (k3 * z) * (k * z)
-            if qq > BIG:
-                pp *= big_inv
-                qq *= big_inv
-                e_pq += 1
-            if det > BIG:
-                det *= big_inv
-                e_det += 1
-            elif det < big_inv:
-                det *= BIG
-                e_det -= 1
+            pp, qq, det, e_pq, e_det = _rescale(pp, qq, det, e_pq, e_det)
         # the one-level-per-pass loop's exit state: Q ≤ 2⁶⁰⁰ (so P ≤ kz·Q) and 2⁻⁶⁰⁰ ≤ |Δ| ≤ 2⁶⁰⁰ (scaled)
-        if qq > BIG:
-            pp *= big_inv
-            qq *= big_inv
-            e_pq += 1
-        if det > BIG:
-            det *= big_inv
-            e_det += 1
-        elif det < big_inv:
-            det *= BIG
-            e_det -= 1
+        pp, qq, det, e_pq, e_det = _rescale(pp, qq, det, e_pq, e_det)
         # w = |Δ|(τ_hi − τ_lo)(τ_hi/τ_lo)/(P·Q), the unscaled P·Q being pp·qq·BIG^{2e_pq}
         w = det * ((s_hi - s_lo) / two_x) * (s_hi / s_lo) / pp / qq * (1.0 + 1e-10)
         if math.ldexp(w, 600 * (e_det - 2 * e_pq)) <= BRACKET_TOL:
