@@ -242,7 +242,7 @@ def _bracket_bound(which: int, x: float, epsilon: float, q: float, r: float, m: 
         best = max(best, _lam(which, a, epsilon, m, d, om, oM))
     if sb != -1:
         best = max(best, _lam(which, b, epsilon, m, d, om, oM))
-    return best
+    return best, sa == 1 and sb == -1
 
 
 @njit(cache=True)
@@ -254,11 +254,20 @@ def _max_lambda(which: int, epsilon: float, q: float, r: float, m: float, d: flo
         c3, c2, c1, c0 = cubic2(q, r, m, d)
     best = max(_lam(which, 0.0, epsilon, m, d, om, oM), _lam(which, 1.0, epsilon, m, d, om, oM))
     roots = cubic_roots_unit(c3, c2, c1, c0)
+    found = False
     for x in roots:
         if 0.0 < x < 1.0:
-            v = _bracket_bound(which, x, epsilon, q, r, m, d, om, oM)
+            v, certified = _bracket_bound(which, x, epsilon, q, r, m, d, om, oM)
+            found = found or certified
             if v > best:
                 best = v
+    if not found and _slope_sign(which, 0.0, q, r, m, d, om, oM) == 1 \
+            and _slope_sign(which, 1.0, q, r, m, d, om, oM) == -1:
+        # Λᵢ certified rising at 0 and falling at 1, so its maximum is interior, yet no root of the float
+        # cubic led to a certified bracket (rounding pushed the root out of (0, 1)): bracket it from p = 1
+        v, certified = _bracket_bound(which, 1.0, epsilon, q, r, m, d, om, oM)
+        if v > best:
+            best = v
     return best
 
 
