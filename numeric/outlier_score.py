@@ -5,16 +5,41 @@ were derived by sympy (``numeric/_generated/suppression_cubics.py``, from ``symb
 maximum of Λᵢ over [0, 1] is attained in {0, 1} ∪ {real roots of Nᵢ in (0, 1)}.  The roots are found without
 Cardano (whose closed forms break down when the leading coefficient vanishes, e.g. c3 = 0 at ε = 0): the
 critical points of the cubic split [0, 1] into pieces on which it is monotone, and each piece with a sign
-change holds exactly one root, found by Newton's method safeguarded by bisection to a few ulps.  Λᵢ is then
-evaluated at every candidate in the stable forms (``suppression_cubics.lambda1`` …: sums of nonnegative
+change holds exactly one root, found by Newton's method safeguarded by bisection.  Each root then seeds a certified bracket (below),
+and Λᵢ is evaluated in the stable forms (``suppression_cubics.lambda1`` …: sums of nonnegative
 terms, log1p/expm1, the overflow-free A_η for ε > 709), so nothing cancels.
 
-Soundness.  A candidate p̂ gives Λᵢ(p̂) ≤ max_p Λᵢ, so an inaccurate root can only make the result smaller —
-by at most ½|Λᵢ''|·(p̂ − p*)², which is far below an ulp for the few-ulp roots found here.  The unrounded
-result is within a few ulps of a 60-digit mpmath maximisation that does not use the cubic route
+Soundness.  Evaluating Λᵢ at the float cubic's root p̂ is NOT enough: the root can be far from a few ulps
+accurate.  At ε = 8.48056906499683, m = 1e-6, M = 1 − 1e-6 the expanded coefficients of the Λ2 cubic cancel
+to 1e-6 of their size near p = 1 (c3 + c2 + c1 + c0 ≈ 0), the float root is 9.2e-7 from p* = 0.99938945, and
+with |Λ2''| ≈ 3e6 (the (1 − p)(1 − B)/(1 − M) term) Λ2(p̂) was 1.5e-6 (6700 ulps) below the maximum; the
+previous argument "p̂ costs only ½|Λ''|(p̂ − p*)², far below an ulp" assumed few-ulp roots.  Now the float
+roots only say *where to look*; each is replaced by an upper bound of Λᵢ over a certified bracket
+(``_bracket_bound``):
+
+1. the sign of dΛᵢ/dp is evaluated from the *unexpanded* derivative (``_slope_sign``: dΛ1/dp = d·h1,
+   dΛ2/dp = d·h2/(2 − p)², sums of a few terms, each within 16U of exact) and accepted only when |h| exceeds
+   a rounding error bound 64U·Σ|terms| (U = 2⁻⁵³);
+2. a bracket [a, b] is grown around p̂ until the certified signs are + at a and − at b (an interior local
+   maximum lies in it) and shrunk by bisection while the sign stays certified (width: the band where h is
+   within its error bound, a few ulps here since h's terms do not cancel like the cubic's coefficients);
+3. on [a, b], max Λᵢ is attained at a, at b or at a critical point c; Taylor at c (Λᵢ'(c) = 0) gives
+   Λᵢ(c) ≤ Λᵢ(x) + ½·max_{[a,b]}|Λᵢ''|·(x − c)² for x = (a + b)/2, with a derived bound of |Λᵢ''| in terms of
+   η(b) = 1 − sᵢ(b) (``_curvature``); endpoints with a certified slope pointing into [a, b] are not the
+   maximum and are skipped.  If no certificate is reached the bracket widens to [0, 1] — coarse, but still an
+   upper bound.  When Λᵢ is certified rising at 0 and falling at 1 but no float root produced a bracket, one
+   is grown from p = 1.
+
+So each bracket contributes an upper bound of max Λᵢ over it, up to the float evaluation of Λᵢ at one point
+(the stable forms: sums of nonnegative terms, log1p/expm1, nothing cancels), and the curvature term is
+≈ K·(few ulps)², negligible.  Coverage of every interior maximum rests on the float cubic having *a* root
+(any distance away) near each sign change of dΛᵢ/dp, plus the end-slope check above; a pair of exact roots
+that rounding merges into none (a tangency) is not certified separately — it can only hide a local
+maximum whose height above the neighbouring local minimum is at the rounding level of the cubic.  The
+unrounded result is within a few ulps of a 60-digit mpmath maximisation that does not use the cubic route
 (``proofs_checks.suppression_references``); the returned value is rounded up by ``BUDGET_ULPS`` (the
 measured peak is checked against it by ``proofs_checks.accuracy``, which also checks that every rounded
-value is ≥ the reference).
+value is ≥ the reference; ``tests/bounds/test_suppression.py`` sweeps m, 1 − M down to 1e-8).
 
 Inverse.  ε ↦ ε^S(ε, m, M) is continuous and strictly increasing, so the base budget is found by bisection on
 the bit patterns of doubles, keeping the invariant ``epsilon(lo) ≤ target`` for the *upward-rounded* forward

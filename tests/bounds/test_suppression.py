@@ -261,3 +261,33 @@ def test_extreme_pairs_never_below_reference():
         ref = refs.epsilon_s(e, m, M)
         assert got >= ref, (e, m, M, got, ref)
         assert got <= ref * (1 + 40 * 2.0 ** -52), (e, m, M, got, ref)
+
+
+def test_slope_and_curvature_forms_match_sympy():
+    # the kernel's unexpanded dΛᵢ/dp (``_slope_sign``) and |Λᵢ''| bounds (``_curvature``), differentiated
+    # here by sympy from the SPEC records, at random rational points (exact: no rounding involved)
+    import random
+
+    import sympy as sp
+
+    from symbolic.functions import epsilon as e
+    from symbolic.suppression import LAMBDA1, LAMBDA2, M, m, p
+
+    q, r, d, om, oM = sp.exp(-e), 1 - sp.exp(-e), M - m, 1 - m, 1 - M
+    eta1 = oM * p + om * (1 - p)
+    eta2 = (oM * (1 - p) + om) / (2 - p) * (1 - p) + oM * p
+    h1 = 1 / m + (1 - 2 * p) / eta1 + p * (1 - p) * d / eta1**2 - r / (q + eta1 * r)
+    h2 = (2 - p) ** 2 / m - 1 / oM - r / (q + eta2 * r)
+    k1 = d * (2 / eta1 + 3 * d / eta1**2 + d**2 / (2 * eta1**3))
+    k2 = d * (2 / oM + 2 / eta2 + d / eta2**2)
+    d1, d2 = sp.diff(LAMBDA1, p), sp.diff(LAMBDA2, p)
+    dd1, dd2 = sp.diff(d1, p), sp.diff(d2, p)
+    rnd = random.Random(7)
+    for _ in range(4):
+        lo, hi = sorted(rnd.sample(range(1, 1000), 2))
+        sub = {p: sp.Rational(rnd.randint(0, 1000), 1000), e: sp.Rational(rnd.randint(0, 8000), 1000),
+               m: sp.Rational(lo, 1000), M: sp.Rational(hi, 1000)}
+        assert abs(sp.N((d1 - d * h1).subs(sub), 30)) < 1e-20
+        assert abs(sp.N((d2 - d * h2 / (2 - p) ** 2).subs(sub), 30)) < 1e-20
+        assert sp.N(abs(dd1.subs(sub)) - k1.subs(sub), 30) <= 0
+        assert sp.N(abs(dd2.subs(sub)) - k2.subs(sub), 30) <= 0
