@@ -165,12 +165,17 @@ def _slope_sign(which: int, p: float, q: float, r: float, m: float, d: float, om
     (F − 1)/(1 + η(F − 1)) = r/(q + ηr) with q = e^{−ε}, r = 1 − e^{−ε}, overflow-free):
       dΛ1/dp = d·h1,  h1 = 1/m + (1 − 2p)/η + p(1 − p)d/η² − r/(q + ηr),
       dΛ2/dp = d·h2/(2 − p)²,  h2 = (2 − p)²/m − 1/(1 − M) − r/(q + ηr).
-    Each term is a product/quotient of at most ~12 rounded quantities (inputs m, ε exact; 1 − m, 1 − M, 1 − p,
-    2 − p, 1 − 2p, q, r each within 1 ulp — libm exp/expm1 are faithful — η a sum of nonnegative rounded
-    products), so each term is within 16U of its exact value; the two or three subtractions add at most
-    2U·Σ|terms|.  So |fl(h) − h| ≤ 18U·Σ|terms| (to first order), and SIGN_SLACK = 64 leaves a factor 3 for
-    second-order terms and libm.  Near the root these terms do not cancel catastrophically the way the
-    cubic's expanded coefficients do (at ε = 8.48, m = 1e-6, M = 1 − 1e-6 the cubic's coefficients cancel
+    Rounding (U = 2⁻⁵³; inputs m, M, ε exact; 1 − m, 1 − M, 1 − p, 2 − p, 1 − 2p, M − m within U; q, r within
+    2U — libm exp/expm1 are faithful; every operation within U).  η is a sum of nonnegative rounded products:
+    within 10U (Λ2: oB within 7U, then three more operations) or 4U (Λ1).  So q + ηr is within 14U, and
+    t3 = r/(q + ηr) within 17U; t1 within 4U (Λ2) or exact-to-U (Λ1); t2 within 2U (Λ2: 1/(1 − M)) or 6U
+    (Λ1: (1 − 2p)/η); t4 = p(1 − p)d/η² within 14U.  The two or three additions add at most 3U·Σ|terms|.
+    Hence |fl(h) − h| ≤ 20U·Σ|terms| to first order, and ``SIGN_SLACK`` = 64 leaves a factor 3 for the
+    second-order terms (underflowed terms err by ≤ 2⁻¹⁰⁷⁴ each, swamped by 64U·(1/m) ≥ 64U).  (Were the
+    bound ever exceeded, the maximiser would lie outside [a, b] by at most the band where |h| is at the
+    rounding level, costing about ½·max|Λᵢ''|·band² — negligible; the certificate does not rely on this.)
+    Near the root these terms do not cancel catastrophically the way the cubic's expanded coefficients do
+    (at ε = 8.48, m = 1e-6, M = 1 − 1e-6 the cubic's coefficients cancel
     to 1e-6 of their size at p = 1, while h2's terms are ~1e6 and its slope ~2e6).
     """
     eta = _eta(which, p, om, oM)
