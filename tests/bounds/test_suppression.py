@@ -8,7 +8,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import bounds
@@ -86,6 +86,7 @@ def test_at_least_poisson_and_monotone(e, a, b):
 
 @settings(max_examples=15)
 @given(st.floats(min_value=0.01, max_value=50.0), probs, probs)
+@example(extra=1.0, a=0.999999, b=1e-06)  # the ill-conditioned cubic (regression)
 def test_inverse_round_trip(extra, a, b):
     m, M = _pair(a, b)
     floor = bounds.outlier_score_suppression(0.0, 0.0, m, M).epsilon
@@ -195,3 +196,98 @@ def test_t13_outlier_score_below_t14_and_lower_bound():
     assert r.epsilon <= t14.epsilon and float(r.delta) <= t14.delta
     assert r.lower_bound >= math.log(1 + 2 * 0.5) - 1e-12  # some record is kept with probability ≥ 1 − M
     assert r.epsilon >= r.lower_bound
+
+
+# ------------------------------------------------------------------- T14 ill-conditioned cubic (regression)
+def _lambda2_spec(p, e, m, M):
+    """SPEC T14 Λ2 typed from SPEC.md (not the kernel's stable form, not the sympy record)."""
+    F = mp.exp(e)
+    B = (M + m - p * M) / (2 - p)
+    s2 = p * M + (1 - p) * B
+    return mp.log(F - (F - 1) * s2) + p * M / m + (1 - p) * (1 - B) / (1 - M) - 1
+
+
+def _max_lambda2_mp(e, m, M, dps=80):
+    """max over p of Λ2 at dps digits: a dense grid in u = 1 − p (log-spaced down to 1e-12), then
+    golden-section refinement around the best grid point (Λ2 is unimodal there)."""
+    with mp.workdps(dps):
+        e, m, M = mp.mpf(e), mp.mpf(m), mp.mpf(M)
+        us = [mp.mpf(10) ** (-mp.mpf(k) / 50) for k in range(0, 601)] + [mp.mpf(0)]
+        vals = [_lambda2_spec(1 - u, e, m, M) for u in us]
+        i = max(range(len(us)), key=lambda j: vals[j])
+        lo, hi = us[min(i + 1, len(us) - 1)], us[max(i - 1, 0)]
+        g = (mp.sqrt(5) - 1) / 2
+        f = lambda u: _lambda2_spec(1 - u, e, m, M)  # noqa: E731
+        a, b = lo, hi
+        c, d = b - g * (b - a), a + g * (b - a)
+        fc, fd = f(c), f(d)
+        for _ in range(300):
+            if fc > fd:
+                b, d, fd = d, c, fc
+                c = b - g * (b - a)
+                fc = f(c)
+            else:
+                a, c, fc = c, d, fd
+                d = a + g * (b - a)
+                fd = f(d)
+        return max(vals[i], f((a + b) / 2)), 1 - (a + b) / 2
+
+
+def test_ill_conditioned_cubic_reproducer():
+    # The float cubic of dΛ2/dp nearly cancels at p = 1 here (its root was 9.2e-7 off, the result 6700 ulps
+    # below the exact ε^S); the kernel must bound the maximum from above regardless.
+    e, m, M = 8.48056906499683, 1e-06, 0.999999
+    ref, p_star = _max_lambda2_mp(e, m, M)
+    with mp.workdps(80):
+        assert abs(p_star - mp.mpf("0.99938944832907418747")) < 1e-19
+        assert abs(ref - mp.mpf("999999.00000106568705")) < 1e-14
+        assert abs(ref - refs.epsilon_s(e, m, M)) < 1e-40 * ref
+    got = bounds.outlier_score_suppression(e, 0.0, m, M).epsilon
+    assert got >= ref
+    assert got <= ref * (1 + 40 * 2.0 ** -52)  # within the 16-ulp budget (``up`` adds at most 2·16 + 2 ulps)
+
+
+def test_extreme_pairs_never_below_reference():
+    # m and 1 − M log-uniform in [1e-8, 1e-4], ε uniform in [0, 50], seeded (this seed draws two points where
+    # the previous kernel, which evaluated Λ2 at the float cubic's root, returned tens of ulps below exact):
+    # the rounded result is ≥ the 60-digit reference and within the 16-ulp budget (``up`` adds at most
+    # 2·16 + 2 ulps, plus the unrounded error) of it
+    rng = np.random.default_rng(20261133)
+    for _ in range(20):
+        m = float(10.0 ** rng.uniform(-8, -4))
+        M = float(1 - 10.0 ** rng.uniform(-8, -4))
+        e = float(rng.uniform(0, 50))
+        got = bounds.outlier_score_suppression(e, 0.0, m, M).epsilon
+        ref = refs.epsilon_s(e, m, M)
+        assert got >= ref, (e, m, M, got, ref)
+        assert got <= ref * (1 + 40 * 2.0 ** -52), (e, m, M, got, ref)
+
+
+def test_slope_and_curvature_forms_match_sympy():
+    # the kernel's unexpanded dΛᵢ/dp (``_slope_sign``) and |Λᵢ''| bounds (``_curvature``), differentiated
+    # here by sympy from the SPEC records, at random rational points (exact: no rounding involved)
+    import random
+
+    import sympy as sp
+
+    from symbolic.functions import epsilon as e
+    from symbolic.suppression import LAMBDA1, LAMBDA2, M, m, p
+
+    q, r, d, om, oM = sp.exp(-e), 1 - sp.exp(-e), M - m, 1 - m, 1 - M
+    eta1 = oM * p + om * (1 - p)
+    eta2 = (oM * (1 - p) + om) / (2 - p) * (1 - p) + oM * p
+    h1 = 1 / m + (1 - 2 * p) / eta1 + p * (1 - p) * d / eta1**2 - r / (q + eta1 * r)
+    h2 = (2 - p) ** 2 / m - 1 / oM - r / (q + eta2 * r)
+    k1 = d * (2 / eta1 + 3 * d / eta1**2 + d**2 / (2 * eta1**3))
+    k2 = d * (2 / oM + 2 / eta2 + d / eta2**2)
+    d1, d2 = sp.diff(LAMBDA1, p), sp.diff(LAMBDA2, p)
+    dd1, dd2 = sp.diff(d1, p), sp.diff(d2, p)
+    rnd = random.Random(7)
+    for _ in range(4):
+        lo, hi = sorted(rnd.sample(range(1, 1000), 2))
+        sub = {p: sp.Rational(rnd.randint(0, 1000), 1000), e: sp.Rational(rnd.randint(0, 8000), 1000),
+               m: sp.Rational(lo, 1000), M: sp.Rational(hi, 1000)}
+        assert abs(sp.N((d1 - d * h1).subs(sub), 30)) < 1e-20
+        assert abs(sp.N((d2 - d * h2 / (2 - p) ** 2).subs(sub), 30)) < 1e-20
+        assert sp.N(abs(dd1.subs(sub)) - k1.subs(sub), 30) <= 0
+        assert sp.N(abs(dd2.subs(sub)) - k2.subs(sub), 30) <= 0
