@@ -14,8 +14,8 @@ sources, even in a ``NUMBA_CACHE_DIR`` the user chose (where numba alone would n
 
 The kernel is compiled exactly as ``numeric.scalar_kernel`` compiles it (``@njit(error_model="numpy",
 cache=True)``: a division by zero gives inf/NaN, as the ufunc did), so both routes run one compiled
-function and share its cache entry.  Each argument of a loop is a C-contiguous 1-D float64 array or a
-float (a value broadcast to every point: never copied); one specialisation per pattern, compiled on first use.
+function and share its cache entry.  Each argument of a loop is a C-contiguous 1-D float64 array (a value
+broadcast to every point is written into a small buffer reused block by block): one signature per loop.
 Contiguity is what lets LLVM vectorise a loop around a libm-free kernel (``numeric.elementary``).
 
 ``parallel=True`` gives the same loop over ``numba.prange`` (numba's threading layer, one chunk per core),
@@ -36,89 +36,78 @@ from numeric import _import_numba
 _import_numba()  # numba without its BLAS probe importing scipy.linalg, whoever imports this module first
 from numba import njit, prange  # noqa: E402
 from numba import types as nbtypes  # noqa: E402
-from numba.extending import overload  # noqa: E402
 
 kernel: Any = None  # a placeholder: each loop's copy of a template has the real kernel in its own globals
 
-
-def _at(a: Any, i: int) -> float:
-    """Element ``i`` of a loop argument: ``a[i]`` for an array, ``a`` itself for a broadcast scalar."""
-    return a if isinstance(a, float) else a[i]
-
-
-@overload(_at, inline="always")
-def _at_overload(a, i):  # pragma: no cover -- compiled
-    if isinstance(a, nbtypes.Array):
-        return lambda a, i: a[i]
-    return lambda a, i: a
 
 
 def _factory(tag: Any) -> Any:  # never called: its inner functions' code objects are the templates
     def _serial_1(a0, out):
         tag  # noqa: B018 -- a closure cell numba hashes into the cache key
         for i in range(out.size):
-            out[i] = kernel(_at(a0, i))  # the kernel: a global of each copy
+            out[i] = kernel(a0[i])  # the kernel: a global of each copy
 
     def _serial_2(a0, a1, out):
         tag  # noqa: B018
         for i in range(out.size):
-            out[i] = kernel(_at(a0, i), _at(a1, i))
+            out[i] = kernel(a0[i], a1[i])
 
     def _serial_3(a0, a1, a2, out):
         tag  # noqa: B018
         for i in range(out.size):
-            out[i] = kernel(_at(a0, i), _at(a1, i), _at(a2, i))
+            out[i] = kernel(a0[i], a1[i], a2[i])
 
     def _serial_4(a0, a1, a2, a3, out):
         tag  # noqa: B018
         for i in range(out.size):
-            out[i] = kernel(_at(a0, i), _at(a1, i), _at(a2, i), _at(a3, i))
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i])
 
     def _serial_5(a0, a1, a2, a3, a4, out):
         tag  # noqa: B018
         for i in range(out.size):
-            out[i] = kernel(_at(a0, i), _at(a1, i), _at(a2, i), _at(a3, i), _at(a4, i))
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i])
 
     def _serial_6(a0, a1, a2, a3, a4, a5, out):
         tag  # noqa: B018
         for i in range(out.size):
-            out[i] = kernel(_at(a0, i), _at(a1, i), _at(a2, i), _at(a3, i), _at(a4, i), _at(a5, i))
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
 
     def _parallel_1(a0, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(_at(a0, i))
+            out[i] = kernel(a0[i])
 
     def _parallel_2(a0, a1, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(_at(a0, i), _at(a1, i))
+            out[i] = kernel(a0[i], a1[i])
 
     def _parallel_3(a0, a1, a2, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(_at(a0, i), _at(a1, i), _at(a2, i))
+            out[i] = kernel(a0[i], a1[i], a2[i])
 
     def _parallel_4(a0, a1, a2, a3, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(_at(a0, i), _at(a1, i), _at(a2, i), _at(a3, i))
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i])
 
     def _parallel_5(a0, a1, a2, a3, a4, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(_at(a0, i), _at(a1, i), _at(a2, i), _at(a3, i), _at(a4, i))
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i])
 
     def _parallel_6(a0, a1, a2, a3, a4, a5, out):
         tag  # noqa: B018
         for i in prange(out.size):
-            out[i] = kernel(_at(a0, i), _at(a1, i), _at(a2, i), _at(a3, i), _at(a4, i), _at(a5, i))
+            out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
 
     return locals()
 
 
 _TEMPLATES = {name: f for name, f in _factory(None).items() if name.startswith(("_serial_", "_parallel_"))}
 MAX_ARITY = 6
+BLOCK = 1 << 15  # points per block when a broadcast value is written into a buffer (256 KiB)
 
 
 def _threshold_from_environment() -> int | None:
@@ -152,7 +141,7 @@ def loop(dispatcher: Any, spec: str, nargs: int, parallel: bool, source_hash: st
     template = _TEMPLATES[f"{'_parallel_' if parallel else '_serial_'}{nargs}"]
     module_name, _, function_name = spec.partition(":")
     name = f"{'parallel' if parallel else 'serial'}_{module_name.replace('.', '_')}_{function_name}"
-    function = types.FunctionType(template.__code__, {"kernel": dispatcher, "prange": prange, "_at": _at,
+    function = types.FunctionType(template.__code__, {"kernel": dispatcher, "prange": prange,
                                                       "__builtins__": __builtins__},
                                   name, None, (_cell((spec, source_hash)),))
     function.__qualname__ = name
@@ -165,38 +154,35 @@ class ArrayKernel:
 
     Calling it with ``nargs`` scalars or arrays returns a float64 array of the broadcast shape (a numpy
     float64 scalar when every argument is a scalar), each element the kernel's value at that point.  Arguments
-    of the full shape are passed as flat views (copied only if strided), size-1 arguments as floats; only an
-    argument broadcast along some but not all axes is copied.  Arrays of at least ``PARALLEL_THRESHOLD`` points (None:
+    of the full shape are passed as flat views (copied only if strided), size-1 arguments as buffers of at most
+    ``BLOCK`` points; only an argument broadcast along some but not all axes is copied.  Arrays of at least ``PARALLEL_THRESHOLD`` points (None:
     never) run the ``prange`` loop, compiled on first such call.
     """
 
     def __init__(self, dispatcher: Any, spec: str, nargs: int, source_hash: str) -> None:
         self.spec, self.nargs = spec, nargs
         self._dispatcher, self._hash = dispatcher, source_hash
-        self._loops: dict[bool, Any] = {}
-        self._entries: dict[tuple, Any] = {}
+        self._entries: dict[bool, Any] = {}
 
     def __repr__(self) -> str:
         return f"ArrayKernel({self.spec!r}, {self.nargs})"
 
-    def compiled(self, pattern: tuple[bool, ...], parallel: bool = False) -> Any:
-        """The loop's compiled entry point for one argument pattern (``True``: a C-contiguous float64 array,
-        ``False``: a float broadcast to every point), built or loaded from numba's cache on first request.
+    def compiled(self, parallel: bool = False) -> Any:
+        """The loop's compiled entry point (every argument a C-contiguous 1-D float64 array), built or loaded
+        from numba's cache on first request.
 
-        Contiguous arrays and plain floats, not strided views: LLVM then vectorises the loop around a
-        libm-free kernel (``numeric.elementary``: T1's ε kernel 13 ns/point instead of 58 with layout "A").
+        Contiguous arrays, not strided views: LLVM then vectorises the loop around a libm-free kernel
+        (``numeric.elementary``: T1's ε kernel 13 ns/point instead of 58 with layout "A").  One signature per
+        loop: a value broadcast to every point is written into a buffer (``__call__``) rather than compiled
+        as a float argument, which would compile the inlined kernel once more per pattern of arguments.
         """
-        key = (pattern, parallel)
-        entry = self._entries.get(key)
+        entry = self._entries.get(parallel)
         if entry is None:
-            dispatcher = self._loops.get(parallel)
-            if dispatcher is None:
-                dispatcher = self._loops[parallel] = loop(self._dispatcher, self.spec, self.nargs, parallel,
-                                                          self._hash)
+            dispatcher = loop(self._dispatcher, self.spec, self.nargs, parallel, self._hash)
             vector = nbtypes.Array(nbtypes.float64, 1, "C")
-            signature = tuple(vector if is_array else nbtypes.float64 for is_array in pattern) + (vector,)
+            signature = (vector,) * (self.nargs + 1)
             dispatcher.compile(signature)
-            entry = self._entries[key] = dispatcher.overloads[signature].entry_point
+            entry = self._entries[parallel] = dispatcher.overloads[signature].entry_point
         return entry
 
     def __call__(self, *args: Any, parallel: bool | None = None) -> Any:
@@ -208,7 +194,7 @@ class ArrayKernel:
         flats: list[Any] = []
         for a in arrays:
             if a.size == 1 and size != 1:
-                flats.append(float(a.reshape(-1)[0]))  # one value for every point: passed as a float
+                flats.append(float(a.reshape(-1)[0]))  # one value for every point: filled in blocks below
             elif a.shape == shape:
                 flats.append(np.ascontiguousarray(a).reshape(-1))  # a view unless a is strided
             else:
@@ -216,7 +202,18 @@ class ArrayKernel:
         out = np.empty(size, dtype=np.float64)
         if parallel is None:
             parallel = PARALLEL_THRESHOLD is not None and size >= PARALLEL_THRESHOLD
-        self.compiled(tuple(not isinstance(f, float) for f in flats), parallel)(*flats, out)
+        run = self.compiled(parallel)
+        if size == 0:
+            pass
+        elif not any(isinstance(f, float) for f in flats):
+            run(*flats, out)
+        else:  # broadcast values as buffers of at most BLOCK points (L2-sized), reused block after block
+            block = size if parallel else min(size, BLOCK)
+            buffers = [np.full(block, f) if isinstance(f, float) else None for f in flats]
+            for start in range(0, size, block):
+                stop = min(start + block, size)
+                run(*[f[start:stop] if b is None else b[:stop - start] for f, b in zip(flats, buffers)],
+                    out[start:stop])
         return out.reshape(shape) if shape else out[0]
 
 
