@@ -1,7 +1,6 @@
 """SPEC T12–T14: suppression of records (Miranda-Pascual, Parra-Arnau, Strufe, USENIX Sec '26)."""
 from __future__ import annotations
 
-import itertools
 import math
 from fractions import Fraction
 
@@ -216,21 +215,8 @@ def _max_lambda2_mp(e, m, M, dps=80):
         vals = [_lambda2_spec(1 - u, e, m, M) for u in us]
         i = max(range(len(us)), key=lambda j: vals[j])
         lo, hi = us[min(i + 1, len(us) - 1)], us[max(i - 1, 0)]
-        g = (mp.sqrt(5) - 1) / 2
-        f = lambda u: _lambda2_spec(1 - u, e, m, M)  # noqa: E731
-        a, b = lo, hi
-        c, d = b - g * (b - a), a + g * (b - a)
-        fc, fd = f(c), f(d)
-        for _ in range(300):
-            if fc > fd:
-                b, d, fd = d, c, fc
-                c = b - g * (b - a)
-                fc = f(c)
-            else:
-                a, c, fc = c, d, fd
-                d = a + g * (b - a)
-                fd = f(d)
-        return max(vals[i], f((a + b) / 2)), 1 - (a + b) / 2
+        u, value = refs._golden(lambda u: _lambda2_spec(1 - u, e, m, M), lo, hi, iters=300)
+        return max(vals[i], value), 1 - u
 
 
 def test_ill_conditioned_cubic_reproducer():
