@@ -372,22 +372,25 @@ def test_scalar_route_is_bit_identical_to_the_ufunc():
         assert pure is None or served >= 0.25 * len(points), f"{name}: plain Python answered {served} points"
 
 
+def _gaussian_delta_mp(eps, theta):
+    """δ_θ(ε) = Φ(−ε/θ + θ/2) − e^ε Φ(−ε/θ − θ/2) in mpmath (SPEC T9), at the caller's working precision."""
+    import mpmath as mp
+
+    a, b = eps / theta - theta / 2, eps / theta + theta / 2
+    return mp.ncdf(-a) - mp.e ** eps * mp.ncdf(-b)
+
+
 def test_gaussian_sigma_subnormal_delta():
     """σ for subnormal δ (was inf): delivered δ ≤ target, and 1e-9 less σ would exceed it (mpmath, 60 digits)."""
     import mpmath as mp
-
-    def delta_at(eps, sigma):
-        theta = 1 / mp.mpf(sigma)
-        a, b = eps / theta - theta / 2, eps / theta + theta / 2
-        return mp.ncdf(-a) - mp.e ** eps * mp.ncdf(-b)
 
     with mp.workdps(60):
         for delta in (5e-324, 1e-320, 2e-310):
             for eps in (0.1, 1.0, 10.0):
                 sigma = bounds.gaussian_sigma(eps, delta)
                 assert math.isfinite(sigma)
-                assert delta_at(mp.mpf(eps), sigma) <= mp.mpf(delta)
-                assert delta_at(mp.mpf(eps), sigma * (1 - 1e-9)) > mp.mpf(delta)
+                assert _gaussian_delta_mp(mp.mpf(eps), 1 / mp.mpf(sigma)) <= mp.mpf(delta)
+                assert _gaussian_delta_mp(mp.mpf(eps), 1 / mp.mpf(sigma * (1 - 1e-9))) > mp.mpf(delta)
 
 
 def test_with_replacement_block_sum_is_an_upper_bound():
@@ -416,14 +419,10 @@ def test_gaussian_profile_inverse_subnormal_delta():
     """ε_θ(δ) for subnormal δ (was inf): δ_θ(ε) ≤ target, and 1e-9 less ε would exceed it (mpmath)."""
     import mpmath as mp
 
-    def delta_at(eps, theta):
-        a, b = eps / theta - theta / 2, eps / theta + theta / 2
-        return mp.ncdf(-a) - mp.e ** eps * mp.ncdf(-b)
-
     with mp.workdps(60):
         for delta in (5e-324, 1e-320, 2e-310):
             for theta in (0.1, 1.0, 5.0):
                 eps = bounds.gaussian_profile_inverse(delta, theta)
                 assert math.isfinite(eps)
-                assert delta_at(mp.mpf(eps), mp.mpf(theta)) <= mp.mpf(delta)
-                assert delta_at(mp.mpf(eps) * (1 - 1e-9), mp.mpf(theta)) > mp.mpf(delta)
+                assert _gaussian_delta_mp(mp.mpf(eps), mp.mpf(theta)) <= mp.mpf(delta)
+                assert _gaussian_delta_mp(mp.mpf(eps) * (1 - 1e-9), mp.mpf(theta)) > mp.mpf(delta)
