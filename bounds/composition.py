@@ -363,84 +363,108 @@ class Composition:
         self._cache[h] = (h, out)
         return self._cache[h]
 
-    def _delta_at(self, h: float, eps: float) -> tuple[float, float]:
-        C = _C()
-        _, grids = self._grids(h)
-        lo = max(C.hockey_stick(g_l.m, g_l.k0, h, g_l.m_inf, eps, False) for _, g_l in grids)
-        hi = max(C.hockey_stick(g_u.m, g_u.k0, h, g_u.m_inf, eps, True) for g_u, _ in grids)
-        return lo, hi
-
-    def _floor(self, h: float) -> float:
-        """δ_upper at the top of the grid: the smallest δ this grid certifies."""
-        C = _C()
-        _, grids = self._grids(h)
-        return max(C.hockey_stick(g.m, g.k0, h, g.m_inf, (g.k1 + 1) * h, True) for g, _ in grids)
-
     def _tables(self, h: float):
+        """Per direction, the (upper, lower) hockey-stick tables of the composed grids (cached per h)."""
         C = _C()
         key = ("tables", h)
         if key not in self._cache:
             _, grids = self._grids(h)
-            self._cache[key] = [(C.suffix_tables(g.m, g.k0, h), g) for pair in grids for g in pair]
+            self._cache[key] = [((C.hs_tables(g_u.m, h, True), g_u), (C.hs_tables(g_l.m, h, False), g_l))
+                                for g_u, g_l in grids]
         return self._cache[key]
 
-    def _epsilon_at(self, h: float, delta: float) -> tuple[float, float]:
-        """(lower, upper) for ε(δ) = min{ε ≥ 0 : δ(ε) ≤ δ} at grid spacing h.
-
-        The search runs on unrounded suffix sums (fast); its results are then *verified* with the rigorously
-        rounded hockey-stick sums and moved outward until the verification holds: upper with
-        δ_upper(ε) ≤ δ (so the exact δ(ε) ≤ δ), lower with δ_lower(ε) > δ (so the exact ε(δ) > ε).
-        """
+    def _delta_many(self, h: float, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) of δ at every ε of a float64 array, on the grids of spacing h (O(1) per point)."""
         C = _C()
+        e = np.ascontiguousarray(eps, dtype=np.float64).ravel()
+        lo = hi = None
+        for ((bu, cu), gu), ((bl, cl), gl) in self._tables(h):
+            u = C.hs_eval(bu, cu, gu.k0, h, gu.m_inf, e, True)
+            lw = C.hs_eval(bl, cl, gl.k0, h, gl.m_inf, e, False)
+            lo = lw if lo is None else np.maximum(lo, lw)
+            hi = u if hi is None else np.maximum(hi, u)
+        # δ(−∞) = H_0(P‖Q) = P(everything) = 1 exactly, for every pair
+        minus = e == -np.inf
+        lo[minus] = 1.0
+        hi[minus] = 1.0
+        return lo.reshape(np.shape(eps)), hi.reshape(np.shape(eps))
+
+    def _delta_at(self, h: float, eps: float) -> tuple[float, float]:
+        lo, hi = self._delta_many(h, np.array([eps]))
+        return float(lo[0]), float(hi[0])
+
+    def _delta_best(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The tightest sandwich over every grid built so far (max of the lowers, min of the uppers: each
+        grid's sandwich is certified, so their intersection is too; issue 19: the refinement kept its last
+        grid even where a coarser one was tighter)."""
+        lo = hi = None
+        for h in self._built():
+            a, b = self._delta_many(h, eps)
+            lo = a if lo is None else np.maximum(lo, a)
+            hi = b if hi is None else np.minimum(hi, b)
+        return lo, hi
+
+    def _built(self) -> list[float]:
+        return [k for k in self._cache if isinstance(k, float)]
+
+    def _floor(self, h: float) -> float:
+        """δ_upper at the top of the grid: the smallest δ this grid certifies."""
         _, grids = self._grids(h)
-        tables = self._tables(h)
-        ups = tables[0::2]
-        lows = tables[1::2]
         top = max(g.k1 for g, _ in grids) * h + h
+        return self._delta_at(h, top)[1]
 
-        def approx(side, e):
-            return max(C.approx_hockey_stick(sp, sq, g.k0, h, g.m_inf, e) for (sp, sq), g in side)
+    def _epsilon_many(self, h: float, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) for ε(δ) = min{ε ≥ 0 : δ(ε) ≤ δ} at every δ of an array, at grid spacing h.
 
-        def search(side):
-            if approx(side, 0.0) <= delta:
-                return 0.0
-            if approx(side, top) > delta:
-                return math.inf
-            a, b = 0.0, top
-            for _ in range(200):
-                mid = 0.5 * (a + b)
-                if not (a < mid < b) or b - a <= 1e-14 * max(1.0, b):
-                    break
-                if approx(side, mid) <= delta:
-                    b = mid
-                else:
-                    a = mid
-            return b
+        Bisection on the rigorously rounded δ sandwich itself, all points at once (O(1) per evaluation, no
+        exp(ε): any ε the grid covers, above 709.78 too — issue 19).  Invariants: upper = an ε with
+        δ_upper(ε) ≤ δ verified (so the exact δ(ε) ≤ δ), lower = 0 or an ε with δ_lower(ε) > δ verified
+        (so the exact ε(δ) > ε); upper = inf where even the top of the grid is not verified.
+        """
+        _, grids = self._grids(h)
+        top = max(g.k1 for g, _ in grids) * h + h
+        d = np.asarray(delta, dtype=np.float64).ravel()
+        n = d.shape[0]
+        zero, topv = np.zeros(n), np.full(n, top)
+        lo0, hi0 = self._delta_many(h, zero)
+        lot, hit = self._delta_many(h, topv)
+        # upper: bracket (a, b) with δ⁺(a) > δ ≥ δ⁺(b)
+        ua, ub = zero.copy(), topv.copy()
+        upper = np.where(hi0 <= d, 0.0, np.where(hit <= d, np.nan, math.inf))
+        # lower: bracket (a, b) with δ⁻(a) > δ ≥ δ⁻(b)
+        la, lb = zero.copy(), topv.copy()
+        lower = np.where(~(lo0 > d), 0.0, np.where(lot > d, top, np.nan))
+        for _ in range(80):
+            ou, ol = np.isnan(upper), np.isnan(lower)
+            if not (ou.any() or ol.any()):
+                break
+            mu, ml = 0.5 * (ua + ub), 0.5 * (la + lb)
+            _, hu = self._delta_many(h, mu)
+            lw, _ = self._delta_many(h, ml)
+            okm = ou & (ua < mu) & (mu < ub)
+            ub = np.where(okm & (hu <= d), mu, ub)
+            ua = np.where(okm & ~(hu <= d), mu, ua)
+            upper = np.where(ou & ~okm, ub, upper)
+            okl = ol & (la < ml) & (ml < lb)
+            la = np.where(okl & (lw > d), ml, la)
+            lb = np.where(okl & ~(lw > d), ml, lb)
+            lower = np.where(ol & ~okl, la, lower)
+        upper = np.where(np.isnan(upper), ub, upper)
+        lower = np.where(np.isnan(lower), la, lower)
+        return lower.reshape(np.shape(delta)), upper.reshape(np.shape(delta))
 
-        upper = search(ups)
-        if math.isfinite(upper):
-            step = 1e-13 * max(1.0, upper)
-            for _ in range(200):
-                if self._delta_at(h, upper)[1] <= delta:
-                    break
-                upper += step
-                step *= 2
-            else:
-                upper = math.inf
-        lower = search(lows)
-        if lower > 0.0:
-            lower = min(lower, top)
-            step = 1e-13 * max(1.0, lower)
-            for _ in range(200):
-                if lower <= 0.0:
-                    lower = 0.0
-                    break
-                if self._delta_at(h, lower)[0] > delta:
-                    break
-                lower -= step
-                step *= 2
-            lower = max(lower, 0.0)
-        return lower, upper
+    def _epsilon_at(self, h: float, delta: float) -> tuple[float, float]:
+        lo, hi = self._epsilon_many(h, np.array([delta]))
+        return float(lo[0]), float(hi[0])
+
+    def _epsilon_best(self, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The tightest ε sandwich over every grid built so far (each is certified)."""
+        lo = hi = None
+        for h in self._built():
+            a, b = self._epsilon_many(h, delta)
+            lo = a if lo is None else np.maximum(lo, a)
+            hi = b if hi is None else np.minimum(hi, b)
+        return lo, hi
 
     def _refined(self, width_of) -> float:
         """The grid spacing: halve h until width_of(h) ≤ tolerance or the node limit is reached."""
@@ -489,24 +513,18 @@ class Composition:
 
         def width(h):
             # relative width of the δ sandwich (≈ the ε width times |d ln δ/dε|, which is ≥ 1 in the range
-            # of interest): a proxy that also suits profiles with flat parts (atoms), where ε(δ) jumps
-            worst = 0.0
-            for x in e.ravel():
-                if not math.isfinite(x):
-                    continue
-                lo, hi = self._delta_at(h, float(x))
-                if lo > 0 and hi < 1:
-                    worst = max(worst, (hi - lo) / hi)
-            return worst
+            # of interest): a proxy that also suits profiles with flat parts (atoms), where ε(δ) jumps.  A
+            # lower side of 0 counts as width 1 (issue 19: it was ignored, and (0.0, 0.847) passed silently)
+            # unless the upper side is within 1e3 of the grid's floor (δ there is not resolved anyway)
+            lo, hi = self._delta_many(h, e)
+            floor = self._floor(h)
+            keep = np.isfinite(e) & (hi < 1) & (hi > 1e3 * floor)
+            if not keep.any():
+                return 0.0
+            return float(np.max((hi[keep] - lo[keep]) / hi[keep]))
 
-        h = self._refined(width)
-        lows = np.empty(e.shape)
-        ups = np.empty(e.shape)
-        for idx, x in np.ndenumerate(e):
-            if x == math.inf:
-                lows[idx], ups[idx] = 0.0, max(g.m_inf for g, _ in self._grids(h)[1])
-                continue
-            lows[idx], ups[idx] = self._delta_at(h, float(x))
+        self._refined(width)
+        lows, ups = self._delta_best(e)
         if scalar:
             return Sandwich(float(lows), float(ups))
         return Sandwich(lows, ups)
@@ -540,13 +558,11 @@ class Composition:
                 raise ValueError(f"Composition.epsilon: delta = {float(d.min())!r} is below {floor:.3g}, the "
                                  "smallest δ this grid certifies (floating-point error of the convolutions and "
                                  "the truncated tails); the exact ε there is not certified")
-            return max(u - lo for lo, u in (self._epsilon_at(h, float(x)) for x in d.ravel()))
+            lo, hi = self._epsilon_many(h, d)
+            return float(np.max(hi - lo))
 
-        h = self._refined(width)
-        lows = np.empty(d.shape)
-        ups = np.empty(d.shape)
-        for idx, x in np.ndenumerate(d):
-            lows[idx], ups[idx] = self._epsilon_at(h, float(x))
+        self._refined(width)
+        lows, ups = self._epsilon_best(d)
         if scalar:
             return Sandwich(float(lows), float(ups))
         return Sandwich(lows, ups)

@@ -31,6 +31,7 @@ from numba import njit
 from .subsampled_profiles import ADD, GAUSSIAN, LAPLACE, REMOVE, delta_up  # noqa: F401
 
 U = 2.0 ** -53
+TINY = 2.0 ** -1074  # the smallest subnormal: absolute error of one rounded product/quotient is ≤ TINY/2
 SQRT_HALF = 0.7071067811865476
 ERFC_ULPS = 8.0  # assumed accuracy of libm erfc/exp/expm1/log1p in units of U (glibc: ≤ 1–2 ulp)
 
@@ -39,18 +40,29 @@ ERFC_ULPS = 8.0  # assumed accuracy of libm erfc/exp/expm1/log1p in units of U (
 # enclosures of probability masses
 # ----------------------------------------------------------------------------------------------------
 
+TAIL_ABS = 2.0 * (ERFC_ULPS + 1.0) * 2.0 ** -1074  # absolute slack of a tail near/below underflow
+
+
 @njit(cache=True)
 def _upper_tail(mech: int, z: float):
-    """(K̄(z) = 1 − K(z) for z ≥ 0 or K(z) for z < 0 — the tail on z's side —, relative error bound)."""
+    """(K̄(z) = 1 − K(z) for z ≥ 0 or K(z) for z < 0 — the tail on z's side —, relative error bound).
+
+    The absolute part of the bound (a tail that is subnormal or underflows to 0: libm's c ulps and the
+    halving are then absolute, ≤ (c + 1)·2⁻¹⁰⁷⁴) is the caller's ``TAIL_ABS``.
+    """
     t = abs(z)
     if mech == GAUSSIAN:
         v = 0.5 * math.erfc(t * SQRT_HALF)
-        # libm erfc (ERFC_ULPS), the rounding of t·(1/√2) (2U relative in the argument, which moves
-        # ln K̄ by at most (t + 2)·t·2U: Mills ratio φ/K̄ ≤ t + 2), the halving (exact)
-        rel = (ERFC_ULPS + 2.0 + 2.0 * (t + 2.0) * t) * U
+        # libm erfc (ERFC_ULPS), the halving (exact unless subnormal: TAIL_ABS), and the argument: z itself
+        # is a rounded difference (U relative), the product t·fl(1/√2) adds fl(1/√2)'s error (0.62U) and its
+        # own rounding (U), so ≤ 3U relative in t, which moves ln K̄ by ≤ (t + 1)·t·3U (Mills ratio
+        # φ(t)/K̄(t) ≤ (t + √(t² + 4))/2 ≤ t + 1); 3.1 covers the second-order terms (issue 19: the
+        # earlier 2(t + 2)t charge was short by up to 34U at t = 12)
+        rel = (ERFC_ULPS + 2.0 + 3.1 * (t + 1.0) * t) * U
     else:
+        # z rounded (U relative): ln K̄ moves by ≤ t·U; exp's c ulps
         v = 0.5 * math.exp(-t)
-        rel = (ERFC_ULPS + 2.0 + t) * U
+        rel = (ERFC_ULPS + 2.0 + 1.1 * t) * U
     return v, rel
 
 
@@ -73,16 +85,16 @@ def shifted_mass(mech: int, a: float, b: float, s: float):
         ta, ra = _upper_tail(mech, za) if za != np.inf else (0.0, 0.0)
         tb, rb = _upper_tail(mech, zb) if zb != np.inf else (0.0, 0.0)
         v = ta - tb
-        return v, ra * ta + rb * tb + U * abs(v) + 1e-323
+        return v, ra * ta + rb * tb + U * abs(v) + 2.0 * TAIL_ABS
     if zb <= 0.0:
         ta, ra = _upper_tail(mech, za) if za != -np.inf else (0.0, 0.0)
         tb, rb = _upper_tail(mech, zb) if zb != -np.inf else (0.0, 0.0)
         v = tb - ta
-        return v, ra * ta + rb * tb + U * abs(v) + 1e-323
+        return v, ra * ta + rb * tb + U * abs(v) + 2.0 * TAIL_ABS
     ta, ra = _upper_tail(mech, za) if za != -np.inf else (0.0, 0.0)
     tb, rb = _upper_tail(mech, zb) if zb != np.inf else (0.0, 0.0)
     v = (1.0 - ta) - tb
-    return v, ra * ta + rb * tb + 3.0 * U
+    return v, ra * ta + rb * tb + 3.0 * U + 2.0 * TAIL_ABS
 
 
 @njit(cache=True)
@@ -93,14 +105,14 @@ def pair_masses(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, x0: f
         m1, e1 = shifted_mass(mech, x0, x1, s_p)
         one = 1.0 - a_w  # error ≤ U·one
         p = one * m0 + a_w * m1
-        ep = one * e0 + a_w * e1 + 4.0 * U * (one * m0 + a_w * m1)
+        ep = one * e0 + a_w * e1 + 4.0 * U * (one * m0 + a_w * m1) + 4.0 * TINY
     else:
         p, ep = m0, e0
     if b_w > 0.0:
         m2, e2 = shifted_mass(mech, x0, x1, s_q)
         one = 1.0 - b_w
         qv = one * m0 + b_w * m2
-        eq = one * e0 + b_w * e2 + 4.0 * U * (one * m0 + b_w * m2)
+        eq = one * e0 + b_w * e2 + 4.0 * U * (one * m0 + b_w * m2) + 4.0 * TINY
     else:
         qv, eq = m0, e0
     return max(p - ep, 0.0), p + ep, max(qv - eq, 0.0), qv + eq
@@ -134,6 +146,8 @@ def _g_inv(mech: int, s: float, v: float) -> float:
 def loss_at(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, x: float) -> float:
     if a_w > 0.0:
         gv = _g(mech, s_p, x)
+        if a_w >= 1.0:  # rate 1: ln(1 − a + a·e^g) = g exactly (log1p(expm1(g)) is −inf for g < −37.4)
+            return gv
         if gv > 700.0:
             return gv + math.log(a_w)
         return math.log1p(a_w * math.expm1(gv))
@@ -184,12 +198,48 @@ def _exp_up(x: float) -> float:
 
 
 @njit(cache=True)
-def _certified(pl: float, qh: float, k: int, h: float) -> bool:
-    """P(C) ≥ pl, Q(C) ≤ qh and pl ≥ e^{kh}·qh (with the product rounded up) ⇒ L*(C) ≥ kh."""
+def _log_q_tail_up(mech: int, x0: float) -> float:
+    """An upper bound on ln Q(x0, ∞) for x0 ≥ 1 (+inf otherwise), valid for both directions' Q (its shift is
+    s_Q ≤ 0, so Q(x0, ∞) ≤ K̄(x0)): Gaussian K̄(x) ≤ φ(x)/x, Laplace K̄(x) = ½e^{−x}.  Used where Q's cell
+    mass underflows (losses above ≈ 745): the float enclosure then only says Q(C) ≤ 2⁻¹⁰⁶⁹.  Rounding: the
+    few operations on terms of magnitude ≤ x0²/2 + |ln x0| + 1 cost ≤ 8U of that (charged)."""
+    if not (x0 >= 1.0):
+        return np.inf
+    if mech == GAUSSIAN:
+        v = -0.5 * x0 * x0 - math.log(x0) - 0.9189385332046727  # ln √(2π)
+        mag = 0.5 * x0 * x0 + abs(math.log(x0)) + 1.0
+    else:
+        v = -x0 - 0.6931471805599453
+        mag = x0 + 1.0
+    return v + (ERFC_ULPS + 8.0) * U * mag
+
+
+LOG_SPLIT = 700.0  # below: test P⁻ ≥ e^{kh}·Q⁺ in floats; above (e^{kh} overflows): in logarithms
+
+
+@njit(cache=True)
+def _certified(pl: float, qh: float, lq: float, k: int, h: float) -> bool:
+    """P(C) ≥ pl, Q(C) ≤ qh, ln Q(C) ≤ lq and pl ≥ e^{kh}·qh (rounded up) ⇒ L*(C) ≥ kh.
+
+    For kh > LOG_SPLIT (e^{kh} overflows) in logarithms: ln pl rounded down (libm c ulps of the result,
+    plus the 2 U the comparison charges), ln Q⁺ = min(ln qh rounded up, lq), and the difference compared
+    with kh plus 4U of the magnitudes (its rounding).  Issue 19: e^{kh} = inf had made every such cell
+    uncertifiable (a lower side of 0 where the exact δ was 0.49)."""
+    if not (pl > 0.0):
+        return False
     if qh == 0.0:
-        return pl > 0.0
-    g = _exp_up(k * h)
-    return pl >= g * qh * (1.0 + 2.0 * U)
+        return True
+    e = k * h
+    if e <= LOG_SPLIT:
+        g = _exp_up(e)
+        return pl >= g * qh * (1.0 + 2.0 * U)
+    lp = math.log(pl)
+    lp -= (ERFC_ULPS + 2.0) * U * abs(lp)
+    lqh = math.log(qh)
+    lqh += (ERFC_ULPS + 2.0) * U * abs(lqh)
+    if lq < lqh:
+        lqh = lq
+    return lp - lqh >= e + 4.0 * U * (abs(lp) + abs(lqh) + e)
 
 
 @njit(cache=True)
@@ -257,9 +307,10 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
             if best > x:
                 b = best
         pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
+        lq = _log_q_tail_up(mech, x)
         done = False
         for tries in range(6):
-            if _certified(pl, qh, k, h):
+            if _certified(pl, qh, lq, k, h):
                 done = True
                 break
             if last:
@@ -280,7 +331,7 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
         if not done:
             # fall back to lower nodes (every loss in the cell is ≥ lx, and L* ≥ lx)
             kk = k - 1
-            while kk >= k_lo and not _certified(pl, qh, kk, h):
+            while kk >= k_lo and not _certified(pl, qh, lq, kk, h):
                 kk -= 1
                 if kk < k - 3:
                     kk = k_lo - 1
@@ -305,36 +356,40 @@ def profile_up(mech: int, direction: int, eps: float, theta: float, q: float) ->
     return delta_up(mech, direction, eps, theta, q)
 
 
+MASS_ABS = 2.0 ** -1060  # absolute slack per mass for underflowing intermediate values (proof note, Lemma 4)
+
+
 @njit(cache=True)
 def upper_from_values(d: np.ndarray, k_lo: int, h: float):
     """Masses of the chordal interpolant of the node values d (d ≥ δ at the nodes), rounded up.
 
-    Nodes ε_i = (k_lo + i)h, i = 0..n.  Slopes (in γ = e^ε) s_{−1} = (d_0 − 1)/γ_0, s_i = Δd_i/Δγ_i,
-    s_n = 0; the atom at ε_i has P-mass γ_i(s_i − s_{i−1}); m_∞ = d_n.  Returns (masses, m_∞).
-    Error bound per mass (proof note, Lemma 4): |m̃_i − m_i| ≤ 1.1·(2c + 8)·U·γ̃_i(|s̃_i| + |s̃_{i−1}|), c = ERFC_ULPS
-    the relative accuracy of exp/expm1 in units of U: Δγ_i = γ_i·expm1(h) carries ≤ (2c + 1)U relative error,
-    the difference of the d's U, the division U; the difference of the slopes adds U relative to
-    |s̃_i| + |s̃_{i−1}|, the product with γ̃_i (c + 1)U; the factor 1.1 covers the second-order terms.
+    Nodes ε_i = (k_lo + i)h, i = 0..n, γ_i = e^{ε_i}.  The chord through (0, 1), (γ_i, d_i) has the atom
+    m_i = γ_i(s_i − s_{i−1}) at ε_i (s_i its slope on (γ_i, γ_{i+1}), s_{−1} = (d_0 − 1)/γ_0, s_n = 0) and
+    m_∞ = d_n.  With a_i = d_i − d_{i+1} ≥ 0, G = e^h and E = e^h − 1 the γ's cancel (Δγ_i = γ_i·E):
+
+        m_0 = (1 − d_0) − a_0/E,   m_i = (G·a_{i−1} − a_i)/E (0 < i < n),   m_n = G·a_{n−1}/E,
+
+    so no e^{kh} is ever formed (it overflowed above kh ≈ 709.78 and made subnormal slopes from ≈ 680:
+    issue 19).  Error bound per mass (proof note, Lemma 4): |m̃_i − m_i| ≤ ρ·(T₁ + T₂) + MASS_ABS·(1 + 1/Ẽ),
+    ρ = 1.1·(2c + 8)·U, T₁, T₂ the two computed terms' magnitudes, c = ERFC_ULPS; the absolute term covers the
+    underflow of the product and the quotient (≤ 2⁻¹⁰⁷⁵ each, the quotient's numerator error divided by E).
+    Every stored entry is ≥ max(m_i, 0) (rounded up; negative masses clipped: both only raise H).
     """
     n = d.shape[0] - 1
-    gam = np.empty(n + 1)
-    for i in range(n + 1):
-        gam[i] = math.exp((k_lo + i) * h)
     em1 = math.expm1(h)
-    slopes = np.empty(n + 2)  # slopes[i + 1] = s_i, slopes[0] = s_{−1}
-    slopes[0] = (d[0] - 1.0) / gam[0]
-    for i in range(n):
-        # Δγ_i = γ_i(e^h − 1): relative error ≤ 2c·U + U (no cancellation, unlike γ_{i+1} − γ_i)
-        slopes[i + 1] = (d[i + 1] - d[i]) / (gam[i] * em1)
-    slopes[n + 1] = 0.0
+    big_g = math.exp(h)
     rho = 1.1 * (2.0 * ERFC_ULPS + 8.0) * U
+    tau = MASS_ABS + MASS_ABS / em1
     out = np.empty(n + 1)
     for i in range(n + 1):
-        diff = slopes[i + 1] - slopes[i]
-        m = gam[i] * diff
-        e = rho * gam[i] * (abs(slopes[i + 1]) + abs(slopes[i]))
-        v = m + e
-        out[i] = v * (1.0 + 4.0 * U) + 5e-324 if v > 0.0 else 0.0
+        if i == 0:
+            t1 = 1.0 - d[0]
+        else:
+            t1 = big_g * (d[i - 1] - d[i]) / em1
+        t2 = (d[i] - d[i + 1]) / em1 if i < n else 0.0
+        m = t1 - t2
+        v = m + (rho * (abs(t1) + abs(t2)) + tau)
+        out[i] = v * (1.0 + 4.0 * U) + TINY if v > 0.0 else 0.0
     return out, d[n]
 
 
@@ -355,28 +410,99 @@ def profile_values(mech: int, direction: int, theta: float, q: float, k_lo: int,
 # ----------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def hockey_stick(m: np.ndarray, k0: int, h: float, m_inf: float, eps: float, upward: bool) -> float:
-    """Σ_k m_k(1 − e^{ε − kh})₊ + m_∞, rounded up (upward) or down.
+def _up(x: float) -> float:
+    return np.nextafter(x, np.inf)
 
-    Each term −expm1(ε − kh) has relative error ≤ (ERFC_ULPS + 2)U (the exponent ε − kh is rounded once:
-    absolute U·|ε − kh| ≤ … charged below), the product 1U; the sum of N nonnegative terms ≤ N·U relative.
+
+@njit(cache=True)
+def _dn(x: float) -> float:
+    return max(np.nextafter(x, -np.inf), 0.0)
+
+
+@njit(cache=True)
+def hs_tables(m: np.ndarray, h: float, upward: bool):
+    """Suffix tables for the hockey stick of a grid measure, with directed rounding (proof note, §6).
+
+    With B_i = Σ_{j ≥ i} m_j e^{−(j − i)h} and C_i = Σ_{j > i} m_j(1 − e^{−(j − i)h}) (both over
+    nonnegative terms, so never a cancellation, and ≤ the total mass: no overflow at any ε),
+
+        B_i = m_i + e^{−h}·B_{i+1},   C_i = C_{i+1} + (1 − e^{−h})·B_{i+1},   B_n = C_n = 0,
+
+    and for ε in [ε_{i−1}, ε_i) (ε_i = (k0 + i)h the first node above ε, z = ε − ε_i < 0)
+    δ(ε) = Σ_{j ≥ i} m_j(1 − e^{z − (j − i)h}) = C_i + (−expm1(z))·B_i.  Every operation is rounded to
+    nearest and then moved one ulp outward (``nextafter``: ≥ the rounding error, also for subnormal
+    results), the constants e^{−h}, 1 − e^{−h} carry (c + 1)U outward; so the upward tables are ≥ the exact
+    sums of the stored masses, the downward ones ≤.  Returns (B, C), each of length n + 1.
     """
-    total = 0.0
     n = m.shape[0]
-    arg_err = 0.0
-    for i in range(n - 1, -1, -1):
-        e = (k0 + i) * h
-        if e <= eps:
-            break
-        z = eps - e
-        t = -math.expm1(z)
-        total += m[i] * t
-        # |d ln(1 − e^z)/dz|·|δz| = e^z/(1 − e^z)·U|z|: bounded by U|z|/(1 − e^z)·… add per term
-        arg_err += m[i] * math.exp(z) * U * (abs(eps) + abs(e))
-    rel = (ERFC_ULPS + 4.0 + n) * U
+    b = np.zeros(n + 1)
+    c = np.zeros(n + 1)
+    r = (ERFC_ULPS + 1.0) * U
+    eh = math.exp(-h)
+    f = -math.expm1(-h)
     if upward:
-        return min((total * (1.0 + rel) + 2.0 * arg_err + m_inf) * (1.0 + 2 * U) + 1e-320, 1.0)
-    return max((total * (1.0 - rel) - 2.0 * arg_err + m_inf) * (1.0 - 2 * U), 0.0)
+        eh = _up(eh * (1.0 + r))
+        f = _up(f * (1.0 + r))
+        for i in range(n - 1, -1, -1):
+            b[i] = _up(m[i] + _up(eh * b[i + 1]))
+            c[i] = _up(c[i + 1] + _up(f * b[i + 1]))
+    else:
+        eh = _dn(eh * (1.0 - r))
+        f = _dn(f * (1.0 - r))
+        for i in range(n - 1, -1, -1):
+            b[i] = _dn(m[i] + _dn(eh * b[i + 1]))
+            c[i] = _dn(c[i + 1] + _dn(f * b[i + 1]))
+    return b, c
+
+
+@njit(cache=True)
+def hs_eval(b: np.ndarray, c: np.ndarray, k0: int, h: float, m_inf: float, eps: np.ndarray,
+            upward: bool) -> np.ndarray:
+    """Σ_k m_k(1 − e^{ε − kh})₊ + m_∞ at every ε of ``eps`` from ``hs_tables``, rounded up (upward) or down.
+
+    O(1) per point.  t = −expm1(z) for z = fl(ε − ε_i) < 0: libm c ulps, and z's rounding (U relative) moves
+    t by ≤ U relative (|z|e^z/(1 − e^z) ≤ 1), so t is enlarged/shrunk by (c + 2)U.  ε = −inf: the total
+    P-mass C_0 + B_0 + m_∞ (t = 1); ε = +inf: m_∞.  NaN gives NaN (the caller refuses it).
+    """
+    n = b.shape[0] - 1
+    out = np.empty(eps.shape[0])
+    r = (ERFC_ULPS + 2.0) * U
+    for j in range(eps.shape[0]):
+        e = eps[j]
+        if e != e:
+            out[j] = np.nan
+            continue
+        if e == np.inf:
+            out[j] = m_inf
+            continue
+        if e == -np.inf:
+            i = 0
+            t = 1.0
+        else:
+            fi = math.floor(e / h) + 1.0 - k0  # e/h exact (h a power of two) unless subnormal: checked below
+            if fi <= 0.0:
+                i = 0
+            elif fi >= n:
+                i = n
+            else:
+                i = int(fi)
+            while i > 0 and (k0 + i - 1) * h > e:
+                i -= 1
+            while i < n and (k0 + i) * h <= e:
+                i += 1
+            if i >= n:
+                out[j] = m_inf
+                continue
+            z = e - (k0 + i) * h
+            t = -math.expm1(z)
+        if upward:
+            t = min(_up(t * (1.0 + r)), 1.0)
+            v = _up(_up(c[i] + _up(t * b[i])) + m_inf)
+            out[j] = min(v, 1.0)
+        else:
+            t = _dn(t * (1.0 - r))
+            out[j] = _dn(_dn(c[i] + _dn(t * b[i])) + m_inf)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -767,31 +893,3 @@ def eps_delta_step(eps0: float, delta0: float, h: float) -> tuple[Grid, Grid]:
         up[k - k_lo] += max(ma, 0.0) * (1 + 8 * ERFC_ULPS * U)
         up[k + 1 - k_lo] += max(mb, 0.0) * (1 + 8 * ERFC_ULPS * U)
     return _trim(Grid(up, k_lo, delta0)), _trim(Grid(lo, k_lo, delta0))
-
-
-@njit(cache=True)
-def suffix_tables(m: np.ndarray, k0: int, h: float):
-    """S_P[i] = Σ_{j ≥ i} m_j and S_Q[i] = Σ_{j ≥ i} m_j e^{−(k0 + j)h} (for the fast, unrounded search)."""
-    n = m.shape[0]
-    sp = np.zeros(n + 1)
-    sq = np.zeros(n + 1)
-    for j in range(n - 1, -1, -1):
-        sp[j] = sp[j + 1] + m[j]
-        sq[j] = sq[j + 1] + m[j] * math.exp(-(k0 + j) * h)
-    return sp, sq
-
-
-@njit(cache=True)
-def approx_hockey_stick(sp: np.ndarray, sq: np.ndarray, k0: int, h: float, m_inf: float, eps: float) -> float:
-    """Σ_{k h > ε} m_k(1 − e^{ε − kh}) + m_∞ from the suffix tables (unrounded; search only)."""
-    n = sp.shape[0] - 1
-    i = int(math.floor(eps / h)) + 1 - k0  # first node strictly above ε
-    if i < 0:
-        i = 0
-    while i > 0 and (k0 + i - 1) * h > eps:
-        i -= 1
-    while i < n and (k0 + i) * h <= eps:
-        i += 1
-    if i >= n:
-        return m_inf
-    return max(sp[i] - math.exp(eps) * sq[i], 0.0) + m_inf
