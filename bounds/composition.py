@@ -212,6 +212,33 @@ def _kind(function: str, mechanism: Any) -> tuple:
                      "poisson_sampled(Gaussian | Laplace, rate)")
 
 
+def _merge_gaussians(parsed: dict[tuple, int]) -> dict[tuple, int]:
+    """All plain Gaussian steps as one Gaussian(θ) with θ² = Σ countᵢ·θᵢ² (one step).
+
+    Exact: the dominating pairs (N(0, 1), N(θᵢ, 1)) tensorise to (N(0, I), N(θ, I)) with θ = ‖(θᵢ)‖, which a
+    rotation (post-processing both ways) reduces to the one-dimensional pair at ‖θ‖ (SPEC T9; Balle–Wang
+    2018).  θ is rounded outward for each side (δ is non-decreasing in θ): the sum of n products
+    countᵢ·θᵢ·θᵢ carries ≤ (n + 3)U relative, sqrt ≤ U, then one ``nextafter`` outward.  Issue 19: 10⁵
+    Gaussian steps needed a grid too wide for the node limit (and a wrong diagnosis in the calibration)."""
+    gauss = [(key, count) for key, count in parsed.items() if key[0] == "noise" and key[1] == 0 and key[3] >= 1.0]
+    if len(gauss) == 1 and gauss[0][1] == 1:
+        return parsed
+    if not gauss:
+        return parsed
+    out = {key: count for key, count in parsed.items() if not (key[0] == "noise" and key[1] == 0 and key[3] >= 1.0)}
+    u = 2.0 ** -53
+    rel = (len(gauss) + 3) * u
+    s_up = math.fsum(float(count) * key[2] * key[2] for key, count in gauss)
+    s_lo = math.fsum(float(count) * key[4] * key[4] for key, count in gauss)
+    theta = float(np.nextafter(math.sqrt(s_up * (1 + rel)) * (1 + 2 * u), math.inf))
+    theta_lower = float(np.nextafter(math.sqrt(s_lo * (1 - rel)) * (1 - 2 * u), 0.0))
+    if not math.isfinite(theta):
+        raise ValueError(f"compose: the Gaussian steps compose to θ = {theta!r} (noise too small for the float range)")
+    key = ("noise", 0, theta, 1.0, theta_lower)
+    out[key] = out.get(key, 0) + 1
+    return out
+
+
 class Composition:
     """The composition of ``steps`` (a list of ``(mechanism, count)``) with a certified sandwich.
 
@@ -266,9 +293,10 @@ class Composition:
         total = sum(parsed.values())
         if total > MAX_STEPS:
             raise ValueError(f"{function}: {total} steps in all exceed the supported {MAX_STEPS:.0e}")
-        self.steps = parsed
+        self.steps = _merge_gaussians(parsed)
         self.tolerance = tol
         self.total_steps = total
+        self._grid_steps = sum(self.steps.values())  # steps the grids compose (plain Gaussians merged)
         self._cache: dict[float, tuple] = {}
         self._h = self._initial_h()
         # optional callable(str) told which stage a long computation is in (the CLI's progress line)
@@ -280,7 +308,7 @@ class Composition:
 
     # -- grid ---------------------------------------------------------------------------------------
     def _initial_h(self) -> float:
-        width = WIDTH_CONSTANT * math.sqrt(self.total_steps)
+        width = WIDTH_CONSTANT * math.sqrt(self._grid_steps)
         h = math.sqrt(self.tolerance / width)
         # the grid must also resolve each step's own loss distribution (standard deviation s₁ ≈ q·√(e^{θ²} − 1)
         # for a subsampled Gaussian, θ for the plain one): h ≤ s₁/16 (measured: the greedy lower side needs
@@ -342,16 +370,16 @@ class Composition:
                     u, lw = C.one_step(mech, direction, theta, q, h)
                     if theta_lower != theta:  # the lower grid from θ rounded down (σ or b kept exactly)
                         _, lw = C.one_step(mech, direction, theta_lower, q, h)
-                u = C.cut_left(u, C.LEFT_TAIL / self.total_steps, True)
-                lw = C.cut_left(lw, C.LEFT_TAIL / self.total_steps, False)
+                u = C.cut_left(u, C.LEFT_TAIL / self._grid_steps, True)
+                lw = C.cut_left(lw, C.LEFT_TAIL / self._grid_steps, False)
                 steps.append((u, lw, count))
             # one tilt for the whole sequence (convolution needs equal tilts): the smallest phase choice
-            lam = min(C.choose_tilt(u, self.total_steps, h) for u, _, _ in steps)
+            lam = min(C.choose_tilt(u, self._grid_steps, h) for u, _, _ in steps)
             up = low = None
             for j, (u, lw, count) in enumerate(steps):
                 self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/"
                              f"{len(directions)}, phase {j + 1}/{len(steps)}: {count} steps by FFT")
-                ext = self.total_steps >= C.EXTENDED_FROM
+                ext = self._grid_steps >= C.EXTENDED_FROM
                 pu = C.power(u, count, True, lam=lam, extended=ext)
                 pl = C.power(lw, count, False, lam=lam, extended=ext)
                 if up is None:
@@ -729,7 +757,12 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int
         except ValueError as exc:
             if "grid nodes" not in str(exc):
                 raise
-            found = f"; σ = {min(certified)!r} is certified to meet it" if certified else ""
+            if not certified:
+                # the loss range at this σ is too wide for the grid; nothing is certified yet, so the search
+                # is still moving up from too little noise (issue 19: reported as "needs σ below 1.0" for a
+                # budget whose σ is 1179.7): not certified, search on
+                return False
+            found = f"; σ = {min(certified)!r} is certified to meet it"
             raise ValueError(f"{function}: the budget (ε, δ) = ({e}, {d}) is so loose that the noise multiplier "
                              f"it needs lies below σ = {s!r}, where the composition's privacy-loss range is too "
                              f"wide for the grid{found}") from None
@@ -738,7 +771,12 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int
         return ok
 
     def violates(s):
-        return _dpsgd_delta(s, q, t, e, h, "lower") > d
+        try:
+            return _dpsgd_delta(s, q, t, e, h, "lower") > d
+        except ValueError as exc:
+            if "grid nodes" not in str(exc):
+                raise
+            return False  # not proven
 
     lo, hi = 1.0, 1.0
     if safe(hi):

@@ -164,10 +164,14 @@ def x_at(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, ell: float) 
         if a_w >= 1.0:
             return _g_inv(mech, s_p, ell)
         # e^ℓ = 1 − a + a e^g
+        if ell > 700.0:  # e^ℓ overflows: g = ℓ − ln a + ln(1 − (1 − a)e^{−ℓ})
+            return _g_inv(mech, s_p, ell - math.log(a_w) + math.log1p((a_w - 1.0) * math.exp(-ell)))
         r = math.expm1(ell) / a_w
         if r <= -1.0:
             return -np.inf
         return _g_inv(mech, s_p, math.log1p(r))
+    if -ell > 700.0:
+        return _g_inv(mech, s_q, -ell - math.log(b_w) + math.log1p((b_w - 1.0) * math.exp(ell)))
     r = math.expm1(-ell) / b_w
     if r <= -1.0:
         return np.inf
@@ -197,24 +201,73 @@ def _exp_up(x: float) -> float:
     return math.exp(x) * (1.0 + ERFC_ULPS * U)
 
 
+MILLS_DEPTH = 40  # continued-fraction depth for the Gaussian Mills ratio (t ≥ LOG_TAIL_FROM: error ≪ U)
+LOG_TAIL_FROM = 20.0
+
+
 @njit(cache=True)
-def _log_q_tail_up(mech: int, x0: float) -> float:
-    """An upper bound on ln Q(x0, ∞) for x0 ≥ 1 (+inf otherwise), valid for both directions' Q (its shift is
-    s_Q ≤ 0, so Q(x0, ∞) ≤ K̄(x0)): Gaussian K̄(x) ≤ φ(x)/x, Laplace K̄(x) = ½e^{−x}.  Used where Q's cell
-    mass underflows (losses above ≈ 745): the float enclosure then only says Q(C) ≤ 2⁻¹⁰⁶⁹.  Rounding: the
-    few operations on terms of magnitude ≤ x0²/2 + |ln x0| + 1 cost ≤ 8U of that (charged)."""
-    if not (x0 >= 1.0):
-        return np.inf
+def _mills(t: float, depth: int) -> float:
+    """The depth-th convergent of Laplace's continued fraction R(t) = K̄(t)/φ(t) = 1/(t + 1/(t + 2/(t + …))),
+    t > 0: an upper bound for odd depth, a lower bound for even depth (the convergents alternate).  Computed
+    backwards over positive terms: relative rounding error ≤ 2·depth·U."""
+    v = t
+    for k in range(depth - 1, 0, -1):
+        v = t + k / v
+    return 1.0 / v
+
+
+@njit(cache=True)
+def log_tail(mech: int, t: float, upward: bool) -> float:
+    """ln K̄(t) for t ≥ 0 rounded up (upward) or down, without underflow (t up to 1e150).
+
+    Gaussian, t ≥ LOG_TAIL_FROM: ln R(t) − t²/2 − ln√(2π) with R from the (MILLS_DEPTH ± 1)-th convergent
+    (a certified side), 3·depth·U on R, libm's log c ulps, and 4U on the sum of the magnitudes (three
+    rounded terms); below LOG_TAIL_FROM: ln of the ``_upper_tail`` enclosure.  Laplace: −t − ln 2, 4U on the
+    magnitudes.  (issue 19: the lower side's Q-masses underflowed above losses ≈ 745.)"""
     if mech == GAUSSIAN:
-        v = -0.5 * x0 * x0 - math.log(x0) - 0.9189385332046727  # ln √(2π)
-        mag = 0.5 * x0 * x0 + abs(math.log(x0)) + 1.0
-    else:
-        v = -x0 - 0.6931471805599453
-        mag = x0 + 1.0
-    return v + (ERFC_ULPS + 8.0) * U * mag
+        if t >= LOG_TAIL_FROM:
+            r = _mills(t, MILLS_DEPTH + 1) if upward else _mills(t, MILLS_DEPTH)
+            r = r * (1.0 + 3.0 * MILLS_DEPTH * U) if upward else r * (1.0 - 3.0 * MILLS_DEPTH * U)
+            lr = math.log(r)
+            hs = 0.5 * t * t
+            v = lr - hs - 0.9189385332046727
+            err = (ERFC_ULPS + 1.0) * U * abs(lr) + 4.0 * U * (abs(lr) + hs + 1.0)
+            return v + err if upward else v - err
+        v, rel = _upper_tail(mech, t)
+        v = v * (1.0 + rel) + 2.0 * TAIL_ABS if upward else v * (1.0 - rel) - 2.0 * TAIL_ABS
+        if v <= 0.0:
+            return -np.inf
+        lv = math.log(v)
+        return lv + (ERFC_ULPS + 2.0) * U * abs(lv) if upward else lv - (ERFC_ULPS + 2.0) * U * abs(lv)
+    v = -t - 0.6931471805599453
+    err = 4.0 * U * (t + 1.0)
+    return v + err if upward else v - err
+
+
+@njit(cache=True)
+def log_q_cell_up(mech: int, b_w: float, x0: float, x1: float) -> float:
+    """An upper bound on ln Q(x0, x1] where Q = K (b_w = 0: REMOVE and rate 1) and 0 ≤ x0 < x1; +inf when
+    not applicable.  ln K̄(x0) + log1p(−K̄(x1)/K̄(x0)) with K̄(x0) rounded up and K̄(x1) down (the log1p
+    term is decreasing in the ratio); exp and log1p c ulps, the differences U, charged outward."""
+    if b_w > 0.0 or not (x0 >= 0.0) or not (x1 > x0):
+        return np.inf
+    l0 = log_tail(mech, x0, True)
+    if x1 == np.inf:
+        return l0
+    l1 = log_tail(mech, x1, False)
+    dlt = l1 - l0
+    dlt -= U * abs(dlt)
+    r = math.exp(dlt) * (1.0 - (ERFC_ULPS + 2.0) * U)
+    if not (r < 1.0):
+        return l0
+    lg = math.log1p(-r)
+    lg *= 1.0 - (ERFC_ULPS + 2.0) * U  # lg ≤ 0: a smaller magnitude is larger
+    v = l0 + lg
+    return v + 2.0 * U * (abs(l0) + abs(lg))
 
 
 LOG_SPLIT = 700.0  # below: test P⁻ ≥ e^{kh}·Q⁺ in floats; above (e^{kh} overflows): in logarithms
+LOG_Q_BELOW = 2.0 ** -900  # ... and in logarithms too where Q⁺ is this small (subnormal Q-masses lose digits)
 
 
 @njit(cache=True)
@@ -230,7 +283,7 @@ def _certified(pl: float, qh: float, lq: float, k: int, h: float) -> bool:
     if qh == 0.0:
         return True
     e = k * h
-    if e <= LOG_SPLIT:
+    if e <= LOG_SPLIT and qh >= LOG_Q_BELOW:
         g = _exp_up(e)
         return pl >= g * qh * (1.0 + 2.0 * U)
     lp = math.log(pl)
@@ -278,17 +331,24 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
             # Newton on the certified margin F(b) = P⁻(x, b] − G·Q⁺(x, b] (G ≥ e^{target}); F increases and
             # is convex beyond the target, so Newton from the right stays right of the root: every iterate
             # with F ≥ 0 is certified, the smallest one is kept
-            gam = math.exp(target)
             big = _exp_up(target) * (1.0 + 2.0 * U)
             scale = 0.3989422804014327 if mech == GAUSSIAN else 0.5
             best = -1.0
             for _ in range(12):
                 pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
-                f = pl - big * qh
-                if f >= 0.0 and pl > 0.0:
-                    best = b
+                if target <= LOG_SPLIT and qh >= LOG_Q_BELOW:
+                    f = pl - big * qh
+                    if f >= 0.0 and pl > 0.0:
+                        best = b
+                else:
+                    # e^{target}·Q(C) from ln Q (guidance; the cell is certified by ``_certified`` below)
+                    lqc = min(math.log(qh) if qh > 0.0 else -np.inf, log_q_cell_up(mech, b_w, x, b))
+                    f = pl - math.exp(min(target + lqc, 700.0))
+                    if f >= 0.0 and _certified(pl, qh, lqc, k, h):
+                        best = b
                 dp, dq = _density_ratio_parts(mech, a_w, s_p, b_w, s_q, b)
-                fp = scale * (dp - gam * dq)
+                # F' = p(b) − e^{target}q(b) = p(b)(1 − e^{target − ℓ(b)}) (no e^{target} formed)
+                fp = scale * dp * -math.expm1(min(target - loss_at(mech, a_w, s_p, b_w, s_q, b), 700.0))
                 if not (fp > 0.0) or not math.isfinite(f):
                     break
                 nb = b - f / fp
@@ -307,7 +367,7 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
             if best > x:
                 b = best
         pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
-        lq = _log_q_tail_up(mech, x)
+        lq = log_q_cell_up(mech, b_w, x, b)
         done = False
         for tries in range(6):
             if _certified(pl, qh, lq, k, h):
@@ -325,6 +385,7 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
                 last = True
             b = nb
             pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
+            lq = log_q_cell_up(mech, b_w, x, b)
         if not done:
             fallbacks += 1
         kk = k
