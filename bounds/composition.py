@@ -367,16 +367,25 @@ class Composition:
                     u, lw = C.eps_delta_step(key[1], key[2], h)
                 else:
                     _, mech, theta, q, theta_lower = key
-                    u, lw = C.one_step(mech, direction, theta, q, h)
-                    if theta_lower != theta:  # the lower grid from θ rounded down (σ or b kept exactly)
-                        _, lw = C.one_step(mech, direction, theta_lower, q, h)
+                    # the lower grid from θ rounded down (σ or b kept exactly)
+                    u, lw = C.one_step(mech, direction, theta, q, h, theta_lower)
                 u = C.cut_left(u, C.LEFT_TAIL / self._grid_steps, True)
                 lw = C.cut_left(lw, C.LEFT_TAIL / self._grid_steps, False)
                 steps.append((u, lw, count))
             # one tilt for the whole sequence (convolution needs equal tilts): the smallest phase choice
             lam = min(C.choose_tilt(u, self._grid_steps, h) for u, _, _ in steps)
             up = low = None
+            # the phases' running window (as within a phase, ``numeric.composition.window``): mean ± 12 sd
+            # of the composed loss, the top widened by the largest one-step range; before, the phases were
+            # joined on their full ranges, so the grid grew with the number of phases (issue 19: 100
+            # distinct steps took > 250 s).  A heuristic: mass outside is moved up/dropped (proof note §5).
+            acc_mean = acc_var = 0.0
+            reach_hi = max(g.k1 - C.moments(g)[0] for g, _, _ in steps)
+            reach_lo = max(C.moments(g)[0] - g.k0 for g, _, _ in steps)
             for j, (u, lw, count) in enumerate(steps):
+                mean, sd = C.moments(u)
+                acc_mean += count * mean
+                acc_var += count * sd * sd
                 self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/"
                              f"{len(directions)}, phase {j + 1}/{len(steps)}: {count} steps by FFT")
                 ext = self._grid_steps >= C.EXTENDED_FROM
@@ -385,8 +394,11 @@ class Composition:
                 if up is None:
                     up, low = pu, pl
                 else:
-                    up = C.convolve(up, pu, up.k0 + pu.k0 - 8, up.k1 + pu.k1, True, ext)
-                    low = C.convolve(low, pl, low.k0 + pl.k0 - 8, low.k1 + pl.k1, False, ext)
+                    spread = 12.0 * math.sqrt(acc_var)
+                    w_lo = math.floor(acc_mean - spread) - 8 - (math.ceil(reach_lo) if lam == 0.0 else 0)
+                    w_hi = math.ceil(acc_mean + spread + reach_hi)
+                    up = C.convolve(up, pu, max(up.k0 + pu.k0 - 8, w_lo), min(up.k1 + pu.k1, w_hi), True, ext)
+                    low = C.convolve(low, pl, max(low.k0 + pl.k0 - 8, w_lo), min(low.k1 + pl.k1, w_hi), False, ext)
             out.append((C.untilted(up, True), C.untilted(low, False)))
         self._cache[h] = (h, out)
         return self._cache[h]
@@ -495,22 +507,31 @@ class Composition:
         return lo, hi
 
     def _refined(self, width_of) -> float:
-        """The grid spacing: halve h until width_of(h) ≤ tolerance or the node limit is reached."""
+        """The grid spacing: halve h until width_of(h) ≤ tolerance, the node limit is reached, or a halving
+        no longer narrows the sandwich (then the floating-point error bounds of the convolutions, not the
+        grid spacing, set the width: finer grids only cost time).  ``width_of(h)`` measures the sandwich
+        the caller returns: the best over every grid built so far, h included."""
         h = self._h
+        prev = math.inf
         for _ in range(MAX_REFINEMENTS + 1):
             w = width_of(h)
             if w <= self.tolerance:
                 self._h = h
                 return h
+            if w > 0.8 * prev:
+                reason = "a halving of the grid spacing no longer narrows it: the convolutions' rounding-error bounds dominate"
+                break
+            prev = w
             if self._estimate_nodes(h / 2) > MAX_NODES or h < 2.0 ** -30:
+                reason = f"refinement limit reached: {MAX_NODES} nodes"
                 break
             h /= 2
         else:
             h *= 2
-        warnings.warn(f"compose: certified ε width {w:.3g} exceeds the tolerance {self.tolerance!r} at grid "
-                      f"spacing {h!r} (refinement limit reached: {MAX_NODES} nodes or {MAX_REFINEMENTS} halvings; "
-                      "lower sides with atoms off the grid — EpsDelta, Laplace — converge only like h)",
-                      stacklevel=3)
+            reason = f"refinement limit reached: {MAX_REFINEMENTS} halvings"
+        warnings.warn(f"compose: certified width {w:.3g} exceeds the tolerance {self.tolerance!r} at grid "
+                      f"spacing {h!r} ({reason}; lower sides with atoms off the grid — EpsDelta, Laplace — "
+                      "converge only like h)", stacklevel=3)
         self._h = h
         return h
 
@@ -544,7 +565,8 @@ class Composition:
             # of interest): a proxy that also suits profiles with flat parts (atoms), where ε(δ) jumps.  A
             # lower side of 0 counts as width 1 (issue 19: it was ignored, and (0.0, 0.847) passed silently)
             # unless the upper side is within 1e3 of the grid's floor (δ there is not resolved anyway)
-            lo, hi = self._delta_many(h, e)
+            self._grids(h)
+            lo, hi = self._delta_best(e)
             floor = self._floor(h)
             keep = np.isfinite(e) & (hi < 1) & (hi > 1e3 * floor)
             if not keep.any():
@@ -586,7 +608,7 @@ class Composition:
                 raise ValueError(f"Composition.epsilon: delta = {float(d.min())!r} is below {floor:.3g}, the "
                                  "smallest δ this grid certifies (floating-point error of the convolutions and "
                                  "the truncated tails); the exact ε there is not certified")
-            lo, hi = self._epsilon_many(h, d)
+            lo, hi = self._epsilon_best(d)
             return float(np.max(hi - lo))
 
         self._refined(width)

@@ -900,8 +900,10 @@ def pair_parameters(mech: int, direction: int, theta: float, q: float):
     return 0.0, 0.0, q, -theta
 
 
-def one_step(mech: int, direction: int, theta: float, q: float, h: float) -> tuple[Grid, Grid]:
-    """(upper, lower) grid measures of one step of the (subsampled) Gaussian/Laplace pair."""
+def one_step(mech: int, direction: int, theta: float, q: float, h: float, theta_lower: float = -1.0,
+             ) -> tuple[Grid, Grid]:
+    """(upper, lower) grid measures of one step of the (subsampled) Gaussian/Laplace pair; the lower one at
+    ``theta_lower`` when given (θ rounded down; δ is non-decreasing in θ), on the same node range."""
     a_w, s_p, b_w, s_q = pair_parameters(mech, direction, theta, q)
     z = TAIL_Z[mech]
     x_start = min(0.0, s_p, s_q) - z
@@ -912,6 +914,13 @@ def one_step(mech: int, direction: int, theta: float, q: float, h: float) -> tup
     k_hi = math.ceil(lmax / h) + 1
     d = profile_values(mech, direction, theta, q, k_lo, k_hi, h)
     mu, m_inf = upper_from_values(d, k_lo, h)
+    if theta_lower >= 0.0 and theta_lower != theta:
+        a_w, s_p, b_w, s_q = pair_parameters(mech, direction, theta_lower, q)
+        x_start = min(0.0, s_p, s_q) - z
+        x_stop = max(0.0, s_p, s_q) + z
+        k_lo_l = min(k_lo, math.floor(loss_at(mech, a_w, s_p, b_w, s_q, x_start) / h) - 1)
+        low, _ = lower_vector(mech, a_w, s_p, b_w, s_q, h, k_lo_l, k_hi, x_start, x_stop)
+        return _trim(Grid(mu, k_lo, m_inf)), _trim(Grid(low, k_lo_l, 0.0))
     low, _ = lower_vector(mech, a_w, s_p, b_w, s_q, h, k_lo, k_hi, x_start, x_stop)
     return _trim(Grid(mu, k_lo, m_inf)), _trim(Grid(low, k_lo, 0.0))
 
