@@ -164,6 +164,7 @@ def _C():
 MAX_NODES = 1 << 23  # largest composed grid (64 MiB per vector; FFT work space stays well below 2 GiB)
 MAX_STEPS = 10 ** 8
 MAX_REFINEMENTS = 3
+MAX_STEPS_WORK = 2e8  # dpsgd_max_steps: work limit in nodes × log₂ T units (≈ 30–50 CPU s measured)
 WIDTH_CONSTANT = 40.0  # model of the ε-width: ≈ WIDTH_CONSTANT·√T·h²·(1 + 1/θ-spread); refined by measuring
 
 
@@ -881,8 +882,20 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
     s = _real(function, "noise_multiplier", noise_multiplier)
     cap = _check_count(function, max_steps)
 
+    spent = [0.0]
+
     def delta_side(t, side):
         h = _grid_for(q, t, tolerance)  # the σ = 1 grid: with the actual σ's (finer) grid, σ = 30 took 195 s
+        # a bound on the work (issue 19: (1, 1 − 1e-16, 0.05, 1.5) ran 282 s, then failed): the cost of one
+        # certified evaluation grows like nodes × log₂ T (measured ≈ 4e6–7e6 such units per CPU second)
+        need = Composition([(poisson_sampled(Gaussian(1.0), q), t)], tolerance=tolerance)._estimate_nodes(h)
+        cost = need * max(1.0, math.log2(t))
+        if need > MAX_NODES or spent[0] + cost > MAX_STEPS_WORK:
+            raise ValueError(f"{function}: the search reached T = {t} steps, where one certified evaluation needs "
+                             f"about {need} grid nodes (about {cost / 5e6:.0f} CPU s; the search's work limit is "
+                             f"about {MAX_STEPS_WORK / 5e6:.0f} s): the budget (ε, δ) = ({e}, {d}) allows more steps "
+                             f"than are certified here; pass a smaller max_steps (or a larger tolerance) to bound T")
+        spent[0] += cost
         return _dpsgd_delta(s, q, t, e, h, side)
 
     # lower: largest T with certified upper ≤ δ (δ is non-decreasing in T)
