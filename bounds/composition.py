@@ -338,9 +338,9 @@ class Composition:
             else:
                 _, mech, theta, q, theta_lower = key
                 a_w, s_p, b_w, s_q = C.pair_parameters(mech, C.REMOVE, theta, q)
-                z = C.TAIL_Z[mech]
-                lo = C.loss_at(mech, a_w, s_p, b_w, s_q, min(0.0, s_p) - z)
-                hi = C.loss_at(mech, a_w, s_p, b_w, s_q, max(0.0, s_p) + z)
+                x0, x1 = C.p_support(mech, a_w, s_p)
+                lo = C.loss_at(mech, a_w, s_p, b_w, s_q, x0)
+                hi = C.loss_at(mech, a_w, s_p, b_w, s_q, x1)
                 rng = hi - lo
                 sd = min(rng, theta if q >= 1.0 else 2.0 * q * math.sqrt(math.expm1(min(theta * theta, 700.0))))
             n = max(n, rng)

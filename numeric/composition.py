@@ -900,14 +900,23 @@ def pair_parameters(mech: int, direction: int, theta: float, q: float):
     return 0.0, 0.0, q, -theta
 
 
+def p_support(mech: int, a_w: float, s_p: float) -> tuple[float, float]:
+    """The x-range (x_start, x_stop) kept for a step: where P = (1 − a)K + aK(· − s_P) has its mass, to
+    TAIL_Z standard units (H integrates the loss under P only).  A heuristic for the lower side (mass
+    outside is dropped); the upper side's chord is above δ whatever its node range.  Rate 1: only around
+    s_P (issue 19: the range [−z, θ + z] made a merged Gaussian's grid θ/18 times too wide)."""
+    z = TAIL_Z[mech]
+    if a_w >= 1.0:
+        return s_p - z, s_p + z
+    return min(0.0, s_p) - z, max(0.0, s_p) + z
+
+
 def one_step(mech: int, direction: int, theta: float, q: float, h: float, theta_lower: float = -1.0,
              ) -> tuple[Grid, Grid]:
     """(upper, lower) grid measures of one step of the (subsampled) Gaussian/Laplace pair; the lower one at
     ``theta_lower`` when given (θ rounded down; δ is non-decreasing in θ), on the same node range."""
     a_w, s_p, b_w, s_q = pair_parameters(mech, direction, theta, q)
-    z = TAIL_Z[mech]
-    x_start = min(0.0, s_p, s_q) - z
-    x_stop = max(0.0, s_p, s_q) + z
+    x_start, x_stop = p_support(mech, a_w, s_p)
     lmin = loss_at(mech, a_w, s_p, b_w, s_q, x_start)
     lmax = loss_at(mech, a_w, s_p, b_w, s_q, x_stop)
     k_lo = math.floor(lmin / h) - 1
@@ -916,8 +925,7 @@ def one_step(mech: int, direction: int, theta: float, q: float, h: float, theta_
     mu, m_inf = upper_from_values(d, k_lo, h)
     if theta_lower >= 0.0 and theta_lower != theta:
         a_w, s_p, b_w, s_q = pair_parameters(mech, direction, theta_lower, q)
-        x_start = min(0.0, s_p, s_q) - z
-        x_stop = max(0.0, s_p, s_q) + z
+        x_start, x_stop = p_support(mech, a_w, s_p)
         k_lo_l = min(k_lo, math.floor(loss_at(mech, a_w, s_p, b_w, s_q, x_start) / h) - 1)
         low, _ = lower_vector(mech, a_w, s_p, b_w, s_q, h, k_lo_l, k_hi, x_start, x_stop)
         return _trim(Grid(mu, k_lo, m_inf)), _trim(Grid(low, k_lo_l, 0.0))

@@ -135,3 +135,133 @@ check("accuracy", "C1", name="C1 rate-1 Gaussian T-fold = Gaussian at θ√T (mp
 check("brute-force", "C1", name="C1 EpsDelta T-fold = binomial sum over randomized-response atoms")(check_eps_delta)
 check("accuracy", "C1", name="C1 Laplace 2-/3-fold by PLD quadrature (mpmath)")(check_laplace)
 check("property", "C1", name="C1 monotone in T, rate, σ, ε")(check_monotone)
+
+
+# ----------------------------------------------------------------------------------------------------
+# adversarial search over the whole domain (issue 19)
+# ----------------------------------------------------------------------------------------------------
+
+ADVERSARIAL_SEED = 19
+
+
+def _dyadic(rng, lo_exp: int, hi_exp: int) -> float:
+    """(8 + j)/8 · 2^e, j ∈ 0..7, e ∈ [lo_exp, hi_exp): exact doubles (no libm: CPU-independent points)."""
+    return (8 + int(rng.integers(8))) / 8 * 2.0 ** int(rng.integers(lo_exp, hi_exp))
+
+
+def adversarial_points(n: int, seed: int = ADVERSARIAL_SEED) -> list[tuple]:
+    """n seeded points over the whole domain: θ in [2⁻¹⁰, 2¹⁰] (1e-3 … 1e3), rates 2⁻⁴⁰ … 1, ε 0 … 2¹³
+    (and 1e4), T 1 … 10⁶, each with an exact reference route:
+    ('sg', θ, q, ε): one subsampled-Gaussian step (mpmath threshold form, both directions);
+    ('sl', θ, q, ε): one subsampled-Laplace step (mpmath closed form, both directions);
+    ('g', θ, T, ε): T Gaussian steps, rate 1 (the Gaussian at θ√T, mpmath);
+    ('gs', (θ₁, …), ε): a schedule of distinct Gaussians (the Gaussian at ‖θ‖, mpmath);
+    ('ed', ε₀, δ₀, T, ε): T randomized-response steps (binomial sum, mpmath);
+    ('eps', θ, q, δ): ε(δ) of one subsampled-Gaussian step, verified through the exact δ at both ends."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    kinds = ["sg", "sl", "g", "gs", "ed", "eps"]
+    out = []
+    for i in range(n):
+        kind = kinds[i % len(kinds)]
+        eps = 0.0 if rng.integers(10) == 0 else _dyadic(rng, -8, 13)
+        if kind in ("sg", "sl", "eps"):
+            theta = _dyadic(rng, -10, 10)
+            q = min(1.0, _dyadic(rng, -40, 1))
+            if kind == "eps":
+                out.append((kind, theta, q, _dyadic(rng, -40, -1)))
+            else:
+                out.append((kind, theta, q, eps))
+        elif kind == "g":
+            t = int(rng.integers(1, 1_000_001)) if rng.integers(2) else int(rng.integers(1, 100))
+            out.append((kind, _dyadic(rng, -10, 10), t, 1e4 if rng.integers(20) == 0 else eps))
+        elif kind == "gs":
+            k = int(rng.integers(2, 120))
+            out.append((kind, tuple(_dyadic(rng, -10, 3) for _ in range(k)), eps))
+        else:
+            out.append((kind, _dyadic(rng, -6, 3), 0.0 if rng.integers(3) == 0 else _dyadic(rng, -30, -3),
+                        int(rng.integers(1, 120)), eps))
+    return out
+
+
+def _adversarial_one(point: tuple, tolerance: float):
+    """(status, detail): 'ok', 'refused' (a ValueError naming the domain) or 'fail'."""
+    import math
+    import warnings
+
+    import mpmath as mp
+
+    import bounds
+
+    from . import composition_references as R
+
+    kind = point[0]
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if kind in ("sg", "sl"):
+                _, theta, q, eps = point
+                mech = bounds.Gaussian(theta) if kind == "sg" else bounds.Laplace(theta)
+                comp = bounds.compose([(bounds.poisson_sampled(mech, q), 1)], tolerance=tolerance)
+                s = comp.delta(eps)
+                f = R.subsampled_gaussian_delta if kind == "sg" else R.subsampled_laplace_delta
+                ref = max(f(eps, theta, q, "remove"), f(eps, theta, q, "add") if q < 1 else 0.0)
+            elif kind == "g":
+                _, theta, t, eps = point
+                s = bounds.compose([(bounds.Gaussian(theta), t)], tolerance=tolerance).delta(eps)
+                ref = R.gaussian_composed_delta(eps, theta, t)
+            elif kind == "gs":
+                _, thetas, eps = point
+                s = bounds.compose([(bounds.Gaussian(x), 1) for x in thetas], tolerance=tolerance).delta(eps)
+                with mp.workdps(R.DPS):
+                    norm = mp.sqrt(mp.fsum(mp.mpf(x) ** 2 for x in thetas))
+                    ref = float(mp.ncdf(norm / 2 - eps / norm) - mp.exp(eps) * mp.ncdf(-norm / 2 - eps / norm))
+            elif kind == "ed":
+                _, e0, d0, t, eps = point
+                s = bounds.compose([(bounds.EpsDelta(e0, d0), t)], tolerance=tolerance).delta(eps)
+                ref = R.eps_delta_composed(eps, e0, d0, t)
+            else:
+                _, theta, q, delta = point
+                comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta), q), 1)], tolerance=tolerance)
+                s = comp.epsilon(delta)
+
+                def exact(e):
+                    return max(R.subsampled_gaussian_delta(e, theta, q, "remove"),
+                               R.subsampled_gaussian_delta(e, theta, q, "add") if q < 1 else 0.0)
+                bad = []
+                if not (0.0 <= s.lower <= s.upper) or math.isnan(s.upper):
+                    bad.append(f"ordering {s}")
+                if math.isfinite(s.upper) and not exact(s.upper) <= delta:
+                    bad.append(f"exact δ({s.upper!r}) = {exact(s.upper)!r} > δ")
+                if s.lower > 0 and not exact(s.lower) > delta:
+                    bad.append(f"exact δ({s.lower!r}) = {exact(s.lower)!r} ≤ δ")
+                return ("fail", "; ".join(bad)) if bad else ("ok", f"ε ∈ {tuple(s)}")
+    except ValueError as exc:
+        return "refused", str(exc)[:120]
+    except Exception as exc:  # noqa: BLE001 — a raw exception is itself a failure
+        return "fail", f"{type(exc).__name__}: {exc}"
+    lo, hi = s
+    if not (lo <= ref <= hi) or math.isnan(lo) or math.isnan(hi):
+        return "fail", f"exact {ref!r} outside [{lo!r}, {hi!r}]"
+    warned = any("compose:" in str(w.message) for w in caught)
+    if lo == 0.0 and ref > 1e-6 and not warned:  # silently useless lower side
+        return "fail", f"lower side 0 without a warning, exact {ref!r}"
+    return "ok", f"[{lo!r}, {hi!r}] ∋ {ref!r}"
+
+
+def check_adversarial(points=None, tolerance: float = 1e-2) -> Outcome:
+    points = points if points is not None else adversarial_points(240 if full() else 12)
+    fails, refused = [], 0
+    for point in points:
+        status, detail = _adversarial_one(point, tolerance)
+        if status == "fail":
+            fails.append(f"{point!r}: {detail}")
+        refused += status == "refused"
+    if fails:
+        return Outcome(False, f"{len(fails)}/{len(points)} failures: " + " | ".join(fails[:5]))
+    return Outcome(True, f"{len(points)} seeded points over the whole domain (θ 1e-3…1e3, rate 1e-12…1, ε 0…1e4, "
+                         f"T 1…1e6): every sandwich contains the exact value; {refused} refused with a ValueError")
+
+
+check("adversarial", "C1", name="C1 adversarial search over the whole domain (exact references)")(check_adversarial)

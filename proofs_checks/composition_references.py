@@ -4,6 +4,8 @@
   (threshold x* of the monotone likelihood ratio, Φ in mpmath) — not the library's T11 kernel.
 - ``gaussian_delta``: the analytic Gaussian profile (Balle–Wang 2018), which is the exact T-fold composition
   of Gaussian(θ) at θ√T (the loss is N(θ²/2, θ²) and adds up).
+- ``subsampled_laplace_delta``: the exact one-step REMOVE/ADD profile of the Poisson-subsampled Laplace
+  mechanism (threshold of the monotone likelihood ratio, Laplace tails in closed form; mpmath).
 - ``eps_delta_composed``: the T-fold composition of the randomized-response pair of (ε₀, δ₀) by the
   binomial sum over its atoms.
 - ``laplace_composed``: the k-fold composition of the Laplace pair by its privacy-loss distribution: atoms
@@ -39,6 +41,36 @@ def subsampled_gaussian_delta(eps: float, theta: float, q: float, direction: str
             return 0.0
         x = (mp.log((gm - 1 + q) / q) + t * t / 2) / t
         return float(_phi(x) - ge * ((1 - q) * _phi(x) + q * _phi(x - t)))
+
+
+def subsampled_laplace_delta(eps: float, theta: float, q: float, direction: str) -> float:
+    """Exact δ(ε) of one Poisson-subsampled Laplace step (θ = Δ/b > 0; direction 'remove' or 'add').
+
+    The ratio r(x) = 1 − q + q·e^{g(x)}, g(x) = |x| − |x − θ|, is non-decreasing and strictly increasing on
+    (0, θ), where g = 2x − θ: the optimal set is a half-line through x* = (g* + θ)/2.  Tails: L₀(X > x) =
+    ½e^{−x} (x ≥ 0), L_θ(X > x) = 1 − ½e^{x − θ} (x ≤ θ)."""
+    with mp.workdps(DPS):
+        e, t, q = mp.mpf(eps), mp.mpf(theta), mp.mpf(q)
+        c = mp.exp(e)
+        lo, hi = 1 - q + q * mp.exp(-t), 1 - q + q * mp.exp(t)
+        if direction == "remove":  # P = (1−q)L₀ + qL_θ, Q = L₀; δ = E_Q[(r − c)₊]
+            if c <= lo:
+                return float(1 - c)
+            if c >= hi:
+                return 0.0
+            x = (mp.log((c - 1 + q) / q) + t) / 2
+            p_tail = (1 - q) * mp.exp(-x) / 2 + q * (1 - mp.exp(x - t) / 2)
+            return float(p_tail - c * mp.exp(-x) / 2)
+        # add: P = L₀, Q = (1−q)L₀ + qL_θ: p/q = 1/r, the set {1/r > c} = {r < 1/c} is a left half-line
+        ic = 1 / c
+        if ic <= lo:
+            return 0.0
+        if ic > hi:
+            return float(1 - c)
+        x = (mp.log((ic - 1 + q) / q) + t) / 2
+        p_head = 1 - mp.exp(-x) / 2
+        q_head = (1 - q) * (1 - mp.exp(-x) / 2) + q * mp.exp(x - t) / 2
+        return float(p_head - c * q_head)
 
 
 def gaussian_delta(eps: float, theta: float) -> float:
