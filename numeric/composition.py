@@ -164,13 +164,13 @@ def x_at(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, ell: float) 
         if a_w >= 1.0:
             return _g_inv(mech, s_p, ell)
         # e^ℓ = 1 − a + a e^g
-        if ell > 700.0:  # e^ℓ overflows: g = ℓ − ln a + ln(1 − (1 − a)e^{−ℓ})
+        if ell - math.log(a_w) > 700.0:  # e^ℓ/a overflows: g = ℓ − ln a + ln(1 − (1 − a)e^{−ℓ})
             return _g_inv(mech, s_p, ell - math.log(a_w) + math.log1p((a_w - 1.0) * math.exp(-ell)))
         r = math.expm1(ell) / a_w
         if r <= -1.0:
             return -np.inf
         return _g_inv(mech, s_p, math.log1p(r))
-    if -ell > 700.0:
+    if -ell - math.log(b_w) > 700.0:
         return _g_inv(mech, s_q, -ell - math.log(b_w) + math.log1p((b_w - 1.0) * math.exp(ell)))
     r = math.expm1(-ell) / b_w
     if r <= -1.0:

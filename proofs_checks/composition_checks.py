@@ -158,6 +158,8 @@ def adversarial_points(n: int, seed: int = ADVERSARIAL_SEED) -> list[tuple]:
     ('gs', (θ₁, …), ε): a schedule of distinct Gaussians (the Gaussian at ‖θ‖, mpmath);
     ('ed', ε₀, δ₀, T, ε): T randomized-response steps (binomial sum, mpmath);
     ('eps', θ, q, δ): ε(δ) of one subsampled-Gaussian step, verified through the exact δ at both ends."""
+    import math
+
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -171,8 +173,14 @@ def adversarial_points(n: int, seed: int = ADVERSARIAL_SEED) -> list[tuple]:
             q = min(1.0, _dyadic(rng, -40, 1))
             if kind == "eps":
                 out.append((kind, theta, q, _dyadic(rng, -40, -1)))
-            else:
-                out.append((kind, theta, q, eps))
+                continue
+            if rng.integers(4):
+                # ε where δ is informative: a multiple j/16 of the power of two above the largest loss
+                # (θ(θ/2 + 9) + ln q resp. θ + ln q; ln q ≈ e·ln 2 from frexp: basic operations only)
+                top = theta * (theta / 2 + 9) if kind == "sg" else theta
+                top += (math.frexp(q)[1] - 1) * 0.6931471805599453
+                eps = int(rng.integers(17)) / 16 * 2.0 ** math.frexp(max(top, 2.0 ** -8))[1]
+            out.append((kind, theta, q, eps))
         elif kind == "g":
             t = int(rng.integers(1, 1_000_001)) if rng.integers(2) else int(rng.integers(1, 100))
             out.append((kind, _dyadic(rng, -10, 10), t, 1e4 if rng.integers(20) == 0 else eps))
