@@ -890,7 +890,9 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
         # certified evaluation grows like nodes × log₂ T (measured ≈ 4e6–7e6 such units per CPU second)
         need = Composition([(poisson_sampled(Gaussian(1.0), q), t)], tolerance=tolerance)._estimate_nodes(h)
         cost = need * max(1.0, math.log2(t))
-        if need > MAX_NODES or spent[0] + cost > MAX_STEPS_WORK:
+        # refused before the work is done: the evaluation itself and the ≈ log₂ T bisection steps that
+        # follow at a similar T must fit (not only what was spent so far)
+        if need > MAX_NODES or spent[0] + cost * max(1.0, math.log2(t)) > MAX_STEPS_WORK:
             raise ValueError(f"{function}: the search reached T = {t} steps, where one certified evaluation needs "
                              f"about {need} grid nodes (about {cost / 5e6:.0f} CPU s; the search's work limit is "
                              f"about {MAX_STEPS_WORK / 5e6:.0f} s): the budget (ε, δ) = ({e}, {d}) allows more steps "

@@ -250,3 +250,165 @@ def test_max_steps_with_much_noise_terminates():
     # (it used to walk T one step at a time: ~1e5 compositions here)
     s = bounds.dpsgd_max_steps(1.0, 1e-5, 0.01, 1e4, tolerance=1e-2, max_steps=10 ** 5)
     assert 0 < s.lower <= s.upper <= 10 ** 5
+
+
+# ----------------------------------------------------------------------------------------------------
+# issue 19: numerical soundness at the edges (references: mpmath closed forms, independent of the code)
+# ----------------------------------------------------------------------------------------------------
+
+def _sg_exact(eps, theta, q):
+    from proofs_checks.composition_references import subsampled_gaussian_delta as ref
+
+    return max(ref(eps, theta, q, "remove"), ref(eps, theta, q, "add") if q < 1 else 0.0)
+
+
+def _gauss_mp(eps, theta):
+    """δ of the Gaussian pair at θ (an mpmath number or exact float), 60 digits."""
+    import mpmath as mp
+
+    with mp.workdps(60):
+        t, e = mp.mpf(theta), mp.mpf(eps)
+        return mp.ncdf(t / 2 - e / t) - mp.exp(e) * mp.ncdf(-t / 2 - e / t)
+
+
+@pytest.mark.parametrize("theta, q, eps, lower_rel", [
+    (30.0, 0.01, 700.0, 0.9),     # was (0.0, 8.632e-22): the masses through e^{kh} overflowed (exact 8.2455e-20)
+    (30.0, 0.01, 650.0, 0.999),   # was upper 3.687636e-14 < exact 3.687644e-14 (subnormal slopes)
+    (30.5, 0.5, 590.0, 0.999),    # was upper 8.395027603790e-06 < exact 8.395027603869e-06
+    (31.0, 0.01, 1.0, 0.999),     # was ZeroDivisionError (e^{kh} underflowed to 0 at the first node)
+    (48.0, 2.0 ** -26, 800.0, 0.99),  # tiny rate: the lower side was 0 from losses ≈ 690 (found by the search)
+])
+def test_issue19_subsampled_gaussian_at_large_losses(theta, q, eps, lower_rel):
+    s = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta), q), 1)], tolerance=1e-2).delta(eps)
+    exact = _sg_exact(eps, theta, q)
+    assert s.lower <= exact <= s.upper
+    assert s.lower >= lower_rel * exact and s.upper <= exact * (1 + 1e-6)
+
+
+def test_issue19_epsilon_above_709():
+    comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(30.5), 0.5), 1)])
+    s = comp.epsilon(1e-17)  # was (700.63, 707.92): δ at the returned ε was 28× the target; exact 720.142
+    assert _sg_exact(s.upper, 30.5, 0.5) <= 1e-17 < _sg_exact(s.lower, 30.5, 0.5)
+    assert s.upper - s.lower < 0.05
+    # group privacy / long runs: 1200 Gaussian steps at σ = 1, exact ε(1e-3) = 706.0911251943… (θ√T, mpmath)
+    e = bounds.compose([(bounds.Gaussian.from_noise_multiplier(1.0), 1200)], tolerance=1e-2).epsilon(1e-3)
+    assert e.lower <= 706.0911251943494 <= e.upper and e.upper - e.lower < 1e-2  # was (574.0, 1024.7)
+
+
+def test_issue19_subsampled_laplace_and_crosscheck():
+    from proofs_checks.composition_references import subsampled_laplace_delta
+
+    c = bounds.compose([(bounds.poisson_sampled(bounds.Laplace(720.0), 0.5), 1)])
+    s = c.delta(712.0)  # was (0.0, 1e-320); exact 0.487048887540012
+    exact = subsampled_laplace_delta(712.0, 720.0, 0.5, "remove")
+    assert s.lower <= exact <= s.upper and s.lower > 0.48
+    assert bounds.crosscheck(c, epsilon=712.0, delta=0.01).verdict == "invalid"  # was a false 'valid'
+
+
+@pytest.mark.parametrize("mech, eps", [
+    (bounds.Gaussian.from_noise_multiplier(0.29), 1.0),  # θ = 1/0.29: was OverflowError (ln of 0 loss)
+    (bounds.Gaussian.from_noise_multiplier(0.3), 1.0),   # was (0.0, 0.847) silently
+    (bounds.Laplace(38.0), 1.0),                         # was OverflowError
+])
+def test_issue19_plain_steps_with_little_noise(mech, eps):
+    import mpmath as mp
+
+    s = bounds.compose([(mech, 1)]).delta(eps)
+    if isinstance(mech, bounds.Gaussian):
+        with mp.workdps(60):
+            exact = float(_gauss_mp(eps, 1 / mp.mpf(mech.sigma) if hasattr(mech, "sigma") else mech.theta))
+    else:
+        from proofs_checks.composition_references import laplace_composed
+
+        exact = laplace_composed(eps, 38.0, 1)
+    assert s.lower <= exact <= s.upper and s.upper - s.lower < 1e-6
+    e = bounds.compose([(mech, 1)]).epsilon(1e-5)
+    assert 0 < e.lower <= e.upper < math.inf
+
+
+def test_issue19_calibrations_at_the_edges():
+    # exact σ for (10, 1e-3), one step at rate 1: 0.40605955802413852 (Gaussian profile, mpmath); was OverflowError
+    s = bounds.dpsgd_noise_multiplier(10.0, 1e-3, 1.0, 1)
+    assert s.lower <= 0.40605955802413852 <= s.upper
+    with pytest.raises(ValueError, match="loose"):  # δ ≤ q = 0.1 < 0.5 for every σ; was ZeroDivisionError
+        bounds.dpsgd_noise_multiplier(1.0, 0.5, 0.1, 1)
+    # 10⁵ Gaussian steps: exact σ = 1179.7293077095892 (θ√T); was "needs σ below 1.0"
+    s = bounds.dpsgd_noise_multiplier(1.0, 1e-5, 1.0, 100000, tolerance=1e-2)
+    assert s.lower <= 1179.7293077095892 <= s.upper and s.upper - s.lower < 1e-3 * s.upper
+
+
+def test_issue19_best_of_grids_and_minus_infinity():
+    import numpy as np
+
+    c = bounds.compose([(bounds.Gaussian.from_noise_multiplier(0.35), 3)])
+    c.delta(np.linspace(0.0, 5.0, 5))
+    s = c.epsilon(1e-10)  # exact 43.083690926174415 (θ√3, mpmath); was lower 0 after an array query
+    assert 43.0 < s.lower <= 43.083690926174415 <= s.upper < 43.1
+    assert tuple(c.delta(-math.inf)) == (1.0, 1.0)  # δ(−∞) = P(everything) = 1; was (nan, nan)
+    arr = c.delta([-math.inf, 0.0, math.inf])
+    assert arr.lower[0] == arr.upper[0] == 1.0 and arr.lower[2] == 0.0 and not np.isnan(arr.upper).any()
+
+
+def test_issue19_many_distinct_steps_and_arrays():
+    import numpy as np
+
+    # a schedule of 100 distinct subsampled steps: was a NaN lower side (and > 250 s for 100 × 10 steps)
+    steps = [(bounds.poisson_sampled(bounds.Gaussian.from_noise_multiplier(0.8 + i / 200), 0.01 + i / 10000), 1)
+             for i in range(100)]
+    c = bounds.compose(steps, tolerance=1e-2)
+    s = c.delta(1.0)
+    assert 0.0 < s.lower <= s.upper < 1.0 and (s.upper - s.lower) < 0.01 * s.upper
+    # array queries are O(1) per point after the grids: the same numbers as scalar queries
+    e = np.linspace(0.0, 3.0, 100_001)
+    arr = c.delta(e)
+    assert not np.isnan(arr.lower).any() and (arr.lower <= arr.upper).all()
+    for i in (0, 33_333, 100_000):
+        one = c.delta(float(e[i]))
+        assert arr.lower[i] <= one.upper and one.lower <= arr.upper[i]
+    # a schedule of distinct Gaussians is the Gaussian at the norm (exact reference)
+    thetas = [(8 + i % 8) / 64 for i in range(90)]
+    g = bounds.compose([(bounds.Gaussian(t), 1) for t in thetas]).delta(2.0)
+    import mpmath as mp
+
+    with mp.workdps(60):
+        exact = float(_gauss_mp(2.0, mp.sqrt(mp.fsum(mp.mpf(t) ** 2 for t in thetas))))
+    assert g.lower <= exact <= g.upper
+
+
+def test_issue19_max_steps_has_a_work_bound():
+    with pytest.raises(ValueError, match="max_steps"):
+        bounds.dpsgd_max_steps(1, 1 - 1e-16, 0.05, 1.5)
+
+
+def test_issue19_log_tail_and_masses_without_overflow():
+    """log_tail's two sides enclose ln Φ(−t) (mpmath); the connect-the-dots masses at kh ∈ [700, 720]
+    (e^{kh} overflows there) are ≥ the exact second differences of the same node values (exact rationals)."""
+    import mpmath as mp
+    import numpy as np
+
+    from bounds.composition import _C
+
+    C = _C()
+    for t in (0.5, 19.5, 20.0, 38.5, 100.0, 1e3):
+        with mp.workdps(60):
+            ex = mp.log(mp.ncdf(-mp.mpf(t)))
+        assert C.log_tail(C.GAUSSIAN, t, False) <= ex <= C.log_tail(C.GAUSSIAN, t, True)
+    h = 2.0 ** -4
+    k_lo = 700 * 16
+    d = C.profile_values(C.GAUSSIAN, C.REMOVE, 30.0, 0.01, k_lo, k_lo + 320, h)
+    masses, m_inf = C.upper_from_values(d, k_lo, h)
+    with mp.workdps(60):
+        big_g = mp.exp(mp.mpf(h))
+        fd = [mp.mpf(float(x)) for x in d]  # exact: a double is an mpf at 60 digits
+        for i in range(len(d)):
+            t1 = (1 - fd[0]) if i == 0 else big_g * (fd[i - 1] - fd[i]) / (big_g - 1)
+            t2 = (fd[i] - fd[i + 1]) / (big_g - 1) if i < len(d) - 1 else 0
+            assert masses[i] >= t1 - t2
+            assert masses[i] <= max(t1 - t2, 0) + 1e-12 * abs(t1) + 1e-300
+    assert np.isfinite(masses).all() and m_inf == d[-1]
+
+
+def test_issue19_adversarial_slice():
+    # a seeded slice of the certify --full search (integers and powers of two only: CPU-independent points)
+    out = checks.check_adversarial(checks.adversarial_points(12))
+    assert out.passed, out.detail
