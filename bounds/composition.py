@@ -434,13 +434,18 @@ class Composition:
         lo, hi = self._delta_many(h, np.array([eps]))
         return float(lo[0]), float(hi[0])
 
-    def _delta_best(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _delta_best(self, eps: np.ndarray, memo: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The tightest sandwich over every grid built so far (max of the lowers, min of the uppers: each
         grid's sandwich is certified, so their intersection is too; issue 19: the refinement kept its last
         grid even where a coarser one was tighter)."""
         lo = hi = None
         for h in self._built():
-            a, b = self._delta_many(h, eps)
+            if memo is None:
+                a, b = self._delta_many(h, eps)
+            else:  # one query array, several refinement levels: each grid evaluated once
+                if h not in memo:
+                    memo[h] = self._delta_many(h, eps)
+                a, b = memo[h]
             lo = a if lo is None else np.maximum(lo, a)
             hi = b if hi is None else np.minimum(hi, b)
         return lo, hi
@@ -498,11 +503,16 @@ class Composition:
         lo, hi = self._epsilon_many(h, np.array([delta]))
         return float(lo[0]), float(hi[0])
 
-    def _epsilon_best(self, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _epsilon_best(self, delta: np.ndarray, memo: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The tightest ε sandwich over every grid built so far (each is certified)."""
         lo = hi = None
         for h in self._built():
-            a, b = self._epsilon_many(h, delta)
+            if memo is None:
+                a, b = self._epsilon_many(h, delta)
+            else:
+                if h not in memo:
+                    memo[h] = self._epsilon_many(h, delta)
+                a, b = memo[h]
             lo = a if lo is None else np.maximum(lo, a)
             hi = b if hi is None else np.minimum(hi, b)
         return lo, hi
@@ -561,13 +571,15 @@ class Composition:
         if np.isnan(e).any():
             raise ValueError("Composition.delta: epsilon is NaN")
 
+        memo: dict = {}
+
         def width(h):
             # relative width of the δ sandwich (≈ the ε width times |d ln δ/dε|, which is ≥ 1 in the range
             # of interest): a proxy that also suits profiles with flat parts (atoms), where ε(δ) jumps.  A
             # lower side of 0 counts as width 1 (issue 19: it was ignored, and (0.0, 0.847) passed silently)
             # unless the upper side is within 1e3 of the grid's floor (δ there is not resolved anyway)
             self._grids(h)
-            lo, hi = self._delta_best(e)
+            lo, hi = self._delta_best(e, memo)
             floor = self._floor(h)
             keep = np.isfinite(e) & (hi < 1) & (hi > 1e3 * floor)
             if not keep.any():
@@ -575,7 +587,7 @@ class Composition:
             return float(np.max((hi[keep] - lo[keep]) / hi[keep]))
 
         self._refined(width)
-        lows, ups = self._delta_best(e)
+        lows, ups = self._delta_best(e, memo)
         if scalar:
             return Sandwich(float(lows), float(ups))
         return Sandwich(lows, ups)
@@ -603,17 +615,19 @@ class Composition:
         if np.isnan(d).any() or (d <= 0).any() or (d >= 1).any():
             raise ValueError(f"Composition.epsilon: delta = {delta!r} must lie in (0, 1)")
 
+        memo: dict = {}
+
         def width(h):
             floor = self._floor(h)
             if (d <= floor).any():
                 raise ValueError(f"Composition.epsilon: delta = {float(d.min())!r} is below {floor:.3g}, the "
                                  "smallest δ this grid certifies (floating-point error of the convolutions and "
                                  "the truncated tails); the exact ε there is not certified")
-            lo, hi = self._epsilon_best(d)
+            lo, hi = self._epsilon_best(d, memo)
             return float(np.max(hi - lo))
 
         self._refined(width)
-        lows, ups = self._epsilon_best(d)
+        lows, ups = self._epsilon_best(d, memo)
         if scalar:
             return Sandwich(float(lows), float(ups))
         return Sandwich(lows, ups)
