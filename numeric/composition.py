@@ -348,7 +348,10 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
                         best = b
                 dp, dq = _density_ratio_parts(mech, a_w, s_p, b_w, s_q, b)
                 # F' = p(b) − e^{target}q(b) = p(b)(1 − e^{target − ℓ(b)}) (no e^{target} formed)
-                fp = scale * dp * -math.expm1(min(target - loss_at(mech, a_w, s_p, b_w, s_q, b), 700.0))
+                if target <= LOG_SPLIT:
+                    fp = scale * (dp - math.exp(target) * dq)
+                else:
+                    fp = scale * dp * -math.expm1(min(target - loss_at(mech, a_w, s_p, b_w, s_q, b), 700.0))
                 if not (fp > 0.0) or not math.isfinite(f):
                     break
                 nb = b - f / fp
