@@ -157,17 +157,23 @@ def adversarial_points(n: int, seed: int = ADVERSARIAL_SEED) -> list[tuple]:
     ('g', θ, T, ε): T Gaussian steps, rate 1 (the Gaussian at θ√T, mpmath);
     ('gs', (θ₁, …), ε): a schedule of distinct Gaussians (the Gaussian at ‖θ‖, mpmath);
     ('ed', ε₀, δ₀, T, ε): T randomized-response steps (binomial sum, mpmath);
-    ('eps', θ, q, δ): ε(δ) of one subsampled-Gaussian step, verified through the exact δ at both ends."""
+    ('eps', θ, q, δ): ε(δ) of one subsampled-Gaussian step, verified through the exact δ at both ends;
+    one point in seven is an 'sg' point in the band θ ∈ [16, 64), ε ≥ half the largest loss (issue 19's)."""
     import math
 
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    kinds = ["sg", "sl", "g", "gs", "ed", "eps"]
+    kinds = ["sg", "sl", "g", "gs", "ed", "eps", "sgx"]
     out = []
     for i in range(n):
         kind = kinds[i % len(kinds)]
         eps = 0.0 if rng.integers(10) == 0 else _dyadic(rng, -8, 13)
+        if kind == "sgx":  # the band of issue 19: losses around e^{kh}'s overflow (θ 16 … 64, ε ≥ half the top)
+            theta, q = _dyadic(rng, 4, 6), min(1.0, _dyadic(rng, -40, 1))
+            top = theta * (theta / 2 + 9) + (math.frexp(q)[1] - 1) * 0.6931471805599453
+            out.append(("sg", theta, q, int(rng.integers(8, 17)) / 16 * 2.0 ** math.frexp(top)[1]))
+            continue
         if kind in ("sg", "sl", "eps"):
             theta = _dyadic(rng, -10, 10)
             q = min(1.0, _dyadic(rng, -40, 1))
