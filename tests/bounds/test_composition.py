@@ -412,3 +412,37 @@ def test_issue19_adversarial_slice():
     # a seeded slice of the certify --full search (integers and powers of two only: CPU-independent points)
     out = checks.check_adversarial(checks.adversarial_points(12))
     assert out.passed, out.detail
+
+
+def test_issue19_hockey_stick_tables_enclose_the_exact_sum():
+    """hs_tables/hs_eval (directed rounding, O(1) per point) against the sum Σ m_k(1 − e^{ε − kh})₊ + m_∞ in
+    mpmath, at nodes, between nodes, below/above the grid, ±inf, with subnormal and huge-ε entries."""
+    import mpmath as mp
+    import numpy as np
+
+    from bounds.composition import _C
+
+    C = _C()
+    rng = np.random.default_rng(19)
+    h, k0 = 2.0 ** -5, 22_000  # nodes at 687.5 … (e^{kh} overflows from 709.78)
+    m = rng.integers(0, 2 ** 20, 900) * 2.0 ** -40
+    m[::7] = 0.0
+    m[5:9] = [5e-324, 2.0 ** -1060, 0.0, 1e-310]
+    m_inf = 2.0 ** -30
+    eps = np.array([-np.inf, 0.0, 687.5, 700.0, 700.0 + 2.0 ** -7, 709.78125, 712.0 + 2.0 ** -20, 715.625,
+                    (k0 + 899) * h, (k0 + 900) * h, 1e4, np.inf])
+    bu, cu = C.hs_tables(m, h, True)
+    bl, cl = C.hs_tables(m, h, False)
+    up = C.hs_eval(bu, cu, k0, h, m_inf, eps, True)
+    lo = C.hs_eval(bl, cl, k0, h, m_inf, eps, False)
+    with mp.workdps(50):
+        for e, u, lw in zip(eps, up, lo):
+            if e == -np.inf:
+                ref = mp.fsum(mp.mpf(float(x)) for x in m) + m_inf
+            elif e == np.inf:
+                ref = mp.mpf(m_inf)
+            else:
+                ref = mp.fsum(mp.mpf(float(x)) * (1 - mp.exp(mp.mpf(float(e)) - (k0 + i) * mp.mpf(h)))
+                              for i, x in enumerate(m) if (k0 + i) * h > e) + m_inf
+            assert lw <= ref <= u
+            assert u - lw <= 1e-12 * ref + 1e-300
