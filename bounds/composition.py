@@ -315,6 +315,10 @@ class Composition:
         # for a subsampled Gaussian, θ for the plain one): h ≤ s₁/16 (measured: the greedy lower side needs
         # many cells per step)
         for key in self.steps:
+            if key[0] == "epsdelta" and key[1] > 0.0:
+                # resolve the randomized-response atoms ±ε₀ (issue 19: ε₀ = 1e-3 below the spacing put both
+                # atoms on nodes ≤ 0, a lower side of 0 where δ was 0.13)
+                h = min(h, max(key[1] / 16.0, 2.0 ** -20))
             if key[0] == "noise":
                 _, mech, theta, q, theta_lower = key
                 s1 = theta if q >= 1.0 else q * math.sqrt(math.expm1(min(theta * theta, 700.0)))

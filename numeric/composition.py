@@ -949,7 +949,8 @@ def eps_delta_step(eps0: float, delta0: float, h: float) -> tuple[Grid, Grid]:
     Upper: each finite atom split between its neighbouring nodes preserving P- and Q-mass (exact
     connect-the-dots for an atom); lower: each atom moved down to the node below."""
     w_hi = (1.0 - delta0) / (1.0 + math.exp(-eps0))  # P-mass at +ε₀
-    w_lo = (1.0 - delta0) / (1.0 + math.exp(eps0))  # P-mass at −ε₀
+    # P-mass at −ε₀, as e^{−ε₀}/(1 + e^{−ε₀}) (1/(1 + e^{ε₀}) overflowed for ε₀ > 709.78: issue 19)
+    w_lo = (1.0 - delta0) * math.exp(-eps0) / (1.0 + math.exp(-eps0))
     atoms = [(eps0, w_hi), (-eps0, w_lo)]
     k_lo = math.floor(-eps0 / h) - 1
     k_hi = math.ceil(eps0 / h) + 1

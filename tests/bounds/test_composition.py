@@ -446,3 +446,11 @@ def test_issue19_hockey_stick_tables_enclose_the_exact_sum():
                               for i, x in enumerate(m) if (k0 + i) * h > e) + m_inf
             assert lw <= ref <= u
             assert u - lw <= 1e-12 * ref + 1e-300
+
+
+def test_issue19_eps_delta_with_large_epsilon():
+    # EpsDelta(800, 0): 1/(1 + e^{800}) overflowed (OverflowError); exact δ(700) = P(loss +800) = 1 − 1/(1+e^{800})
+    from proofs_checks.composition_references import eps_delta_composed
+
+    s = bounds.compose([(bounds.EpsDelta(800.0, 0.0), 1)]).delta(700.0)
+    assert s.lower <= eps_delta_composed(700.0, 800.0, 0.0, 1) <= s.upper and s.lower > 0.999
