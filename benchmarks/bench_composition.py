@@ -83,6 +83,17 @@ def main() -> None:
                   for i in range(10)]
         t, s = timed(lambda: bounds.compose(phases).epsilon(1e-5))
         print(f"  ours, 10 phases × 1000 steps: {t:.2f} s, ε ∈ [{s.lower:.6f}, {s.upper:.6f}] width {s.upper - s.lower:.2e}")
+        # issue 19: a schedule of 100 distinct steps, and a 10⁵-point array query on a built composition
+        sched = [(bounds.poisson_sampled(bounds.Gaussian.from_noise_multiplier(0.8 + i / 200), 0.01 + i / 10000), 10)
+                 for i in range(100)]
+        t, s = timed(lambda: bounds.compose(sched).delta(1.0))
+        print(f"  ours, 100 distinct steps × 10: {t:.2f} s, δ(1) ∈ [{s.lower:.6e}, {s.upper:.6e}]")
+        import numpy as np
+
+        comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian.from_noise_multiplier(1.0), 0.01), 1000)])
+        comp.delta(1.0)
+        t, _ = timed(comp.delta, np.linspace(0.0, 3.0, 100_000))
+        print(f"  ours, δ at 10⁵ points on a built composition: {t:.2f} s")
         print(f"  peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
