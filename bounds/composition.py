@@ -404,7 +404,19 @@ class Composition:
                     w_hi = math.ceil(acc_mean + spread + reach_hi)
                     up = C.convolve(up, pu, max(up.k0 + pu.k0 - 8, w_lo), min(up.k1 + pu.k1, w_hi), True, ext)
                     low = C.convolve(low, pl, max(low.k0 + pl.k0 - 8, w_lo), min(low.k1 + pl.k1, w_hi), False, ext)
-            out.append((C.untilted(up, True), C.untilted(low, False)))
+            up, low = C.untilted(up, True), C.untilted(low, False)
+            # a last guard (issue 19: 100 phases joined on their full ranges gave tilt weights e^{λk} = inf and
+            # an all-NaN lower grid): a non-finite lower mass is dropped (H only falls: still a lower bound);
+            # a non-finite upper mass has no sound replacement but +∞, so it is refused
+            if not (np.isfinite(up.m).all() and math.isfinite(up.m_inf)):
+                raise ValueError(f"compose: the composed grid left the floating-point range at spacing {h!r} "
+                                 f"({self._grid_steps} steps); a larger tolerance or fewer distinct phases may help")
+            bad = ~np.isfinite(low.m)
+            if bad.any():
+                m = low.m.copy()
+                m[bad] = 0.0
+                low = C.Grid(m, low.k0, low.m_inf if math.isfinite(low.m_inf) else 0.0, 0.0, low.total)
+            out.append((up, low))
         self._cache[h] = (h, out)
         return self._cache[h]
 
