@@ -48,7 +48,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from .composition import PoissonSampled, Sandwich, poisson_sampled
+import numpy as np
+
+from ._arguments import ParameterTypeError, integer, real_number, shown
+from .composition import MAX_STEPS, PoissonSampled, Sandwich, poisson_sampled
 from .mechanisms import EpsDelta, Gaussian, Laplace
 from ._dask import refuses_dask
 
@@ -65,7 +68,7 @@ def _from_noise_multiplier(function: str, value: Any, laplace: bool = False) -> 
         return Laplace.from_scale(value) if laplace else Gaussian.from_noise_multiplier(value)
     except ValueError as exc:
         detail = str(exc).split(": ", 1)[-1]
-        raise ValueError(f"{function}: noise_multiplier = {value!r}: {detail}") from None
+        raise ValueError(f"{function}: noise_multiplier = {shown(value)}: {detail}") from None
 
 
 def _theta_bounds(mechanism: Gaussian | Laplace) -> tuple[float, float]:
@@ -112,7 +115,10 @@ class WithoutReplacement:
     n: int
 
     def __post_init__(self) -> None:
-        _check_sample("WithoutReplacement", self.m, self.n, without=True)
+        _check_mechanism("WithoutReplacement", self.mechanism)
+        m, n = _check_sample("WithoutReplacement", self.m, self.n, without=True)
+        object.__setattr__(self, "m", m)
+        object.__setattr__(self, "n", n)
 
 
 @refuses_dask
@@ -154,8 +160,11 @@ class WithReplacement:
     relation: str = "substitute"
 
     def __post_init__(self) -> None:
-        _check_sample("WithReplacement", self.m, self.n, without=False)
-        if self.relation not in ("substitute", "add_remove"):
+        _check_mechanism("WithReplacement", self.mechanism)
+        m, n = _check_sample("WithReplacement", self.m, self.n, without=False)
+        object.__setattr__(self, "m", m)
+        object.__setattr__(self, "n", n)
+        if not isinstance(self.relation, str) or self.relation not in ("substitute", "add_remove"):
             raise ValueError(f"WithReplacement: relation = {self.relation!r} must be 'substitute' (T3) or "
                              "'add_remove' (T4)")
 
@@ -201,7 +210,37 @@ class RateChange:
             raise ValueError(f"RateChange: guarantee = {self.guarantee!r} must be EpsDelta(epsilon, delta)")
         from .subsampling import rate_change
 
+        for name in ("rate_from", "rate_to"):
+            object.__setattr__(self, name, real_number("RateChange", name, getattr(self, name)))
         rate_change(self.guarantee.epsilon, self.guarantee.delta, self.rate_from, self.rate_to)  # validates
+
+
+def _sequence(function: str, name: str, value: Any) -> list:
+    """``value`` as a list (a list, tuple or array); a ``ParameterTypeError`` for scalars, strings, dicts,
+    ``None``."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise ParameterTypeError(f"{function}: {name} = {shown(value)} must be a sequence (list or tuple)")
+    try:
+        return list(value)
+    except TypeError:
+        raise ParameterTypeError(f"{function}: {name} = {shown(value)} must be a sequence (list or tuple)") \
+            from None
+
+
+def _probability(name: str, x: Any) -> Fraction:
+    """A probability as its exact rational value: ints and ``Fraction`` as they are, floats (numpy's too)
+    as their exact binary value; bools, strings, complex numbers, NaN and ±inf refused."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        return Fraction(int(x))
+    v = real_number("DiscretePairs", name, x, finite=True)  # refuses non-numbers, NaN, ±inf, inexact values
+    return Fraction(v)
+
+
+def _check_mechanism(function: str, mechanism: Any) -> None:
+    if not isinstance(mechanism, (Gaussian, Laplace, EpsDelta)):
+        raise TypeError(f"{function}: mechanism = {shown(mechanism)} must be Gaussian, Laplace or EpsDelta")
 
 
 @refuses_dask
@@ -239,30 +278,37 @@ class DiscretePairs:
 
     def __post_init__(self) -> None:
         pairs = []
-        for i, pair in enumerate(self.pairs):
+        for i, pair in enumerate(_sequence("DiscretePairs", "pairs", self.pairs)):
+            pair = _sequence("DiscretePairs", f"pairs[{i}]", pair)
             if len(pair) != 2:
                 raise ValueError(f"DiscretePairs: pairs[{i}] must be a pair (P, Q) of probability vectors")
-            p, q = (tuple(Fraction(x) if isinstance(x, (int, Fraction)) else Fraction(float(x)) for x in law)
-                    for law in pair)
+            p, q = (tuple(_probability(f"pairs[{i}][{j}][{k}]", x)
+                          for k, x in enumerate(_sequence("DiscretePairs", f"pairs[{i}][{j}]", law)))
+                    for j, law in enumerate(pair))
             if len(p) != len(q) or not p:
                 raise ValueError(f"DiscretePairs: pairs[{i}]: P and Q must have the same positive length")
             for law in (p, q):
                 if any(x < 0 for x in law) or sum(law) != 1:
+                    total = sum(law)
+                    shown_sum = f"{float(total)!r}" if abs(total) < 1e300 else "beyond 1e300"
                     raise ValueError(f"DiscretePairs: pairs[{i}]: probabilities must be ≥ 0 and sum to 1 "
-                                     f"exactly (got sum {float(sum(law))!r})")
+                                     f"exactly (got sum {shown_sum})")
             pairs.append((p, q))
         if not pairs:
             raise ValueError("DiscretePairs: at least one pair is needed")
         object.__setattr__(self, "pairs", tuple(pairs))
 
 
-def _check_sample(function: str, m: Any, n: Any, *, without: bool) -> None:
-    for name, v in (("m", m), ("n", n)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or float(v) != int(v):
-            raise ValueError(f"{function}: {name} = {v!r} must be an integer")
-    if int(n) < 1 or int(m) < 0 or (without and int(m) > int(n)):
-        raise ValueError(f"{function}: m = {m!r}, n = {n!r} must satisfy n ≥ 1, 0 ≤ m"
-                         + (" ≤ n" if without else ""))
+# m and n up to 2⁵³: the enclosures compute m/n and n·ln(1 − 1/n) in float64, exact only there
+MAX_RECORDS = 2 ** 53
+
+
+def _check_sample(function: str, m: Any, n: Any, *, without: bool) -> tuple[int, int]:
+    """(m, n) as ints: n ∈ [1, 2⁵³], m ∈ [0, n] (without replacement) or [0, 2⁵³] (with replacement)."""
+    n_i = integer(function, "n", n, low=1, high=MAX_RECORDS, what="number of records")
+    m_i = integer(function, "m", m, low=0, high=n_i if without else MAX_RECORDS,
+                  what="sample size, at most n" if without else "number of draws")
+    return m_i, n_i
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -731,17 +777,17 @@ class Verdict:
 
 
 def _claim(name: str, value: Any, hi: float) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"crosscheck: {name} = {value!r} is not a real number") from None
-    if math.isnan(v):
+    if isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(value, (bool, np.bool_)) \
+            and value != value:
         raise ValueError(f"crosscheck: {name} is NaN; it must lie in [0, {_g(hi)}]"
                          + " (a peer that reports NaN has failed; its claim cannot be checked)")
-    if not (0.0 <= v <= hi):
-        raise ValueError(f"crosscheck: {name} = {v!r} is outside its domain [0, {_g(hi)}]"
-                         + (" (a negative ε is a peer error)" if v < 0 and name == "epsilon" else ""))
-    return v
+    try:
+        return real_number("crosscheck", name, value, low=0.0, high=hi)
+    except ParameterTypeError:
+        raise
+    except ValueError as exc:
+        negative = isinstance(value, (float, int)) and value < 0 and name == "epsilon"
+        raise ValueError(str(exc) + (" (a negative ε is a peer error)" if negative else "")) from None
 
 
 def _scalar_sandwich(s: Any, what: str) -> Sandwich:
@@ -918,10 +964,9 @@ def _steps_to_target(steps: list, tolerance: Any = None) -> Any:
     for i, step in enumerate(steps):
         if not (isinstance(step, (list, tuple)) and len(step) == 2):
             raise ValueError(f"crosscheck: steps[{i}] = {step!r} must be a (mechanism, count) pair")
-        c = step[1]
-        if isinstance(c, bool) or not isinstance(c, int) or c < 0:
-            raise ValueError(f"crosscheck: steps[{i}] count = {c!r} must be an integer ≥ 0")
-    steps = _merge([tuple(s) for s in steps])
+    steps = [(mech, integer("crosscheck", f"steps[{i}] count", count, low=0, what="number of steps"))
+             for i, (mech, count) in enumerate(steps)]
+    steps = _merge(steps)
     if not steps:
         raise ValueError("crosscheck: no steps (an empty composition releases nothing)")
     if len(steps) == 1 and steps[0][1] == 1:
@@ -932,14 +977,12 @@ def _steps_to_target(steps: list, tolerance: Any = None) -> Any:
 def _from_keywords(noise_multiplier: Any, rate: Any, steps: Any, mechanism: str, tolerance: Any) -> Any:
     if noise_multiplier is None:
         raise ValueError("crosscheck: give a mechanism or composition, or noise_multiplier= (and rate=, steps=)")
-    if mechanism not in ("gaussian", "laplace"):
-        raise ValueError(f"crosscheck: mechanism = {mechanism!r} must be 'gaussian' or 'laplace'")
+    if not isinstance(mechanism, str) or mechanism not in ("gaussian", "laplace"):
+        raise ValueError(f"crosscheck: mechanism = {shown(mechanism)} must be 'gaussian' or 'laplace'")
     base = _from_noise_multiplier("crosscheck", noise_multiplier, laplace=mechanism == "laplace")
     mech = base if rate is None else poisson_sampled(base, rate)
-    if isinstance(steps, bool) or not isinstance(steps, (int, float)) or steps != steps or float(steps) != int(steps) \
-            or int(steps) < 1:
-        raise ValueError(f"crosscheck: steps = {steps!r} must be an integer ≥ 1")
-    return _steps_to_target([(mech, int(steps))], tolerance)
+    count = integer("crosscheck", "steps", steps, low=1, high=MAX_STEPS, what="number of steps")
+    return _steps_to_target([(mech, count)], tolerance)
 
 
 @refuses_dask
@@ -973,17 +1016,15 @@ def from_opacus_history(history: Sequence, *, tolerance: Any = None) -> Any:
     'valid'
     """
     steps = []
-    for i, entry in enumerate(history):
+    for i, entry in enumerate(_sequence("from_opacus_history", "history", history)):
         try:
             sigma, q, count = entry
         except (TypeError, ValueError):
-            raise ValueError(f"from_opacus_history: history[{i}] = {entry!r} must be (noise_multiplier, "
+            raise ValueError(f"from_opacus_history: history[{i}] = {shown(entry)} must be (noise_multiplier, "
                              "sample_rate, steps)") from None
-        if isinstance(count, bool) or not isinstance(count, (int, float)) or count != count or \
-                float(count) != int(count) or int(count) < 0:
-            raise ValueError(f"from_opacus_history: history[{i}] steps = {count!r} must be an integer ≥ 0")
+        count = integer("from_opacus_history", f"history[{i}] steps", count, low=0, what="number of steps")
         steps.append((poisson_sampled(_from_noise_multiplier(f"from_opacus_history: history[{i}]", sigma), q),
-                      int(count)))
+                      count))
     return _steps_to_target(steps, tolerance)
 
 
@@ -996,7 +1037,7 @@ def _event_node(event: Any) -> tuple[str, dict]:
     if isinstance(event, dict):
         name = event.get("class_name") or event.get("type")
         if not isinstance(name, str):
-            raise ValueError(f"from_dp_event: not supported: {event!r} (a JSON event needs a \"class_name\")")
+            raise ValueError(f"from_dp_event: not supported: {shown(event)} (a JSON event needs a \"class_name\")")
         return name, {k: v for k, v in event.items() if k not in ("class_name", "module_name", "type")}
     if hasattr(event, "_fields") and hasattr(event, "class_name"):  # dp_accounting's to_named_tuple()
         return str(event.class_name), {k: getattr(event, k) for k in event._fields
@@ -1010,48 +1051,84 @@ def _event_node(event: Any) -> tuple[str, dict]:
         except Exception:
             fields = {k: getattr(event, k) for k in getattr(event, "__slots__", ()) if hasattr(event, k)}
         return name, fields
-    raise ValueError(f"from_dp_event: not supported: {event!r}")
+    raise ValueError(f"from_dp_event: not supported: {shown(event)} (a DpEvent, its NamedTuple form or a dict "
+                     "with \"class_name\" is needed)")
+
+
+MAX_EVENT_NODES = 10 ** 6  # events visited in one tree (a bound on the work, not on the depth)
 
 
 def _event_steps(event: Any) -> list:
-    """Flatten a DpEvent tree into [(mechanism, count), …]."""
-    name, f = _event_node(event)
+    """Flatten a DpEvent tree into [(mechanism, count), …].
 
-    def need(key: str) -> Any:
-        if key not in f:
-            raise ValueError(f"from_dp_event: {name} lacks the field {key!r}")
-        return f[key]
+    Walked with an explicit stack, not by recursion: a tree of any depth (a ledger composed event by event
+    nests one ``ComposedDpEvent`` per step) is read without reaching Python's recursion limit; at most
+    ``MAX_EVENT_NODES`` events are visited."""
+    results: list[list] = []  # the flattened steps of the finished subtrees, in order
+    stack: list[tuple] = [("visit", event)]
+    visited = 0
+    while stack:
+        action, item = stack.pop()
+        if action == "visit":
+            visited += 1
+            if visited > MAX_EVENT_NODES:
+                raise ValueError(f"from_dp_event: the event tree has more than {MAX_EVENT_NODES} events; "
+                                 "merge repeated events with SelfComposedDpEvent(event, count)")
+            name, f = _event_node(item)
 
-    if name == "NoOpDpEvent":
-        return []
-    if name == "GaussianDpEvent":
-        return [(_from_noise_multiplier("from_dp_event: GaussianDpEvent", need("noise_multiplier")), 1)]
-    if name == "LaplaceDpEvent":
-        return [(_from_noise_multiplier("from_dp_event: LaplaceDpEvent", need("noise_multiplier"), laplace=True), 1)]
-    if name == "SelfComposedDpEvent":
-        count = need("count")
-        if isinstance(count, bool) or not isinstance(count, (int, float)) or count != count or \
-                float(count) != int(count) or count < 0:
-            raise ValueError(f"from_dp_event: SelfComposedDpEvent count = {count!r} must be an integer ≥ 0")
-        return [(m, c * int(count)) for m, c in _event_steps(need("event"))]
-    if name == "ComposedDpEvent":
-        out = []
-        for e in need("events"):
-            out.extend(_event_steps(e))
-        return out
-    if name in ("PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent", "SampledWithReplacementDpEvent"):
-        inner = _event_steps(need("event"))
-        if len(inner) != 1 or inner[0][1] != 1 or not isinstance(inner[0][0], (Gaussian, Laplace)):
-            raise ValueError(f"from_dp_event: not supported: {name} of {need('event')!r} (only one Gaussian or "
-                             "Laplace release can be sampled)")
-        base = inner[0][0]
-        if name == "PoissonSampledDpEvent":
-            return [(poisson_sampled(base, need("sampling_probability")), 1)]
-        m, n = need("sample_size"), need("source_dataset_size")
-        cls = WithoutReplacement if name == "SampledWithoutReplacementDpEvent" else WithReplacement
-        return [(cls(base, m, n), 1)]
-    raise ValueError(f"from_dp_event: not supported: {name} ({event!r}); supported: "
-                     + ", ".join(_SUPPORTED_EVENTS))
+            def need(key: str, name: str = name, f: dict = f) -> Any:
+                if key not in f:
+                    raise ValueError(f"from_dp_event: {name} lacks the field {key!r}")
+                return f[key]
+
+            if name == "NoOpDpEvent":
+                results.append([])
+            elif name == "GaussianDpEvent":
+                results.append([(_from_noise_multiplier("from_dp_event: GaussianDpEvent",
+                                                        need("noise_multiplier")), 1)])
+            elif name == "LaplaceDpEvent":
+                results.append([(_from_noise_multiplier("from_dp_event: LaplaceDpEvent", need("noise_multiplier"),
+                                                        laplace=True), 1)])
+            elif name == "SelfComposedDpEvent":
+                count = integer("from_dp_event", "SelfComposedDpEvent count", need("count"), low=0,
+                                what="number of repetitions")
+                stack.append(("self_composed", count))
+                stack.append(("visit", need("event")))
+            elif name == "ComposedDpEvent":
+                events = _sequence("from_dp_event", "ComposedDpEvent events", need("events"))
+                stack.append(("composed", len(events)))
+                stack.extend(("visit", e) for e in reversed(events))
+            elif name in ("PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent",
+                          "SampledWithReplacementDpEvent"):
+                stack.append(("sampled", (name, f)))
+                stack.append(("visit", need("event")))
+            else:
+                raise ValueError(f"from_dp_event: not supported: {name} ({shown(item)}); supported: "
+                                 + ", ".join(_SUPPORTED_EVENTS))
+        elif action == "self_composed":
+            results.append([(m, c * item) for m, c in results.pop()])
+        elif action == "composed":
+            parts = results[len(results) - item:] if item else []
+            del results[len(results) - item:]
+            results.append(_merge([step for part in parts for step in part]))
+        else:  # "sampled"
+            name, f = item
+            inner = results.pop()
+            if len(inner) != 1 or inner[0][1] != 1 or not isinstance(inner[0][0], (Gaussian, Laplace)):
+                raise ValueError(f"from_dp_event: not supported: {name} of {shown(f['event'])} (only one "
+                                 "Gaussian or Laplace release can be sampled)")
+            base = inner[0][0]
+            if name == "PoissonSampledDpEvent":
+                if "sampling_probability" not in f:
+                    raise ValueError(f"from_dp_event: {name} lacks the field 'sampling_probability'")
+                results.append([(poisson_sampled(base, f["sampling_probability"]), 1)])
+            else:
+                for key in ("sample_size", "source_dataset_size"):
+                    if key not in f:
+                        raise ValueError(f"from_dp_event: {name} lacks the field {key!r}")
+                cls = WithoutReplacement if name == "SampledWithoutReplacementDpEvent" else WithReplacement
+                results.append([(cls(base, f["sample_size"], f["source_dataset_size"]), 1)])
+    return results[0]
 
 
 @refuses_dask
@@ -1097,6 +1174,9 @@ def from_dp_event(event: Any, *, tolerance: Any = None) -> Any:
             event = json.loads(event)
         except json.JSONDecodeError as exc:
             raise ValueError(f"from_dp_event: not valid JSON: {exc}") from None
+        except RecursionError:  # the json module parses nested objects recursively
+            raise ValueError("from_dp_event: the JSON text nests too deeply for Python's JSON parser; pass the "
+                             "parsed event (dict or DpEvent), which is walked without recursion") from None
     steps = _event_steps(event)
     if not steps:
         raise ValueError("from_dp_event: the event releases nothing (NoOpDpEvent only)")

@@ -98,20 +98,18 @@ class _ShiftedNoise:
 
 
 def _check_positive(function: str, name: str, value: Any) -> float:
-    if isinstance(value, (str, bytes)):
-        raise ValueError(f"{function}: {name} = {value!r} is not a real number")
+    """One positive finite real number (bools, strings, complex numbers, integers float64 cannot hold
+    exactly refused: ``_arguments.real_number``)."""
+    from ._arguments import ParameterTypeError, real_number
+
     try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{function}: {name} = {value!r} is not a real number") from None
-    except OverflowError:
-        raise ValueError(f"{function}: {name} is an integer beyond the float range (must lie in (0, inf))") from None
-    if math.isnan(v):
-        raise ValueError(f"{function}: {name} is NaN; it must lie in (0, inf)")
-    if not (v > 0.0 and math.isfinite(v)):
-        raise ValueError(f"{function}: {name} = {v!r} must lie in (0, inf)"
-                         + (" (no noise: the mechanism is not private)" if v == 0.0 else ""))
-    return v
+        return real_number(function, name, value, low=0.0, low_open=True, finite=True)
+    except ParameterTypeError:
+        raise
+    except ValueError as exc:
+        if isinstance(value, (int, float, np.integer, np.floating)) and value == 0:
+            raise ValueError(f"{exc} (no noise: the mechanism is not private)") from None
+        raise
 
 
 @dataclass(frozen=True)
@@ -283,12 +281,13 @@ class EpsDelta:
     delta: float
 
     def __post_init__(self) -> None:
-        checked = validate("EpsDelta", "T1", epsilon=self.epsilon, delta=self.delta)
         for name in ("epsilon", "delta"):
-            if checked[name].ndim != 0:
-                raise ValueError(f"EpsDelta: {name} must be a single number, got shape {checked[name].shape}")
-        object.__setattr__(self, "epsilon", float(self.epsilon))
-        object.__setattr__(self, "delta", float(self.delta))
+            if np.ndim(real("EpsDelta", name, getattr(self, name))) != 0:
+                raise ValueError(f"EpsDelta: {name} must be a single number, got shape "
+                                 f"{np.shape(getattr(self, name))}")
+        checked = validate("EpsDelta", "T1", epsilon=self.epsilon, delta=self.delta)
+        object.__setattr__(self, "epsilon", float(checked["epsilon"]))
+        object.__setattr__(self, "delta", float(checked["delta"]))
 
     def profile(self, epsilon: ArrayLike) -> Any:
         """Upper bound on the implied profile at ε ≥ 0, rounded up (a few ulps), at most 1."""
