@@ -388,3 +388,21 @@ def test_property_t11_enclosure_contains_quadrature(theta, q, eps):
         d = max(ref.subsampled_gaussian_quad(eps, theta, q, s) for s in ("remove", "add"))
     assert mp.mpf(lo) <= d <= mp.mpf(hi)
     assert hi - lo <= 1e-12 * hi + 1e-300
+
+
+def test_with_replacement_work_is_estimated_and_refused():
+    """Issue 19: crosscheck(WithReplacement(m=10**20, …)) ran 198 s.  m beyond 2⁵³ is refused by name; a
+    window of Bin(m, 1/n) too wide for the verdict's ~60 sums is refused with the estimate (before any sum);
+    what is accepted keeps δ⁺ ≤ δ at the returned upper ε (the coarser ε bisection stays sound)."""
+    g = bounds.Gaussian(theta=0.5)
+    with pytest.raises(ValueError, match=r"m = 1000.*integers in \[0, 9007199254740992\]"):
+        bounds.WithReplacement(g, 10 ** 20, 1000)
+    with pytest.raises(ValueError, match=r"binomial terms \(≈ \d+ s of CPU"):
+        bounds.crosscheck(bounds.WithReplacement(g, 2 ** 53, 10 ** 6), epsilon=1.0, delta=1e-5)
+    mech = bounds.WithReplacement(g, 10 ** 8, 10 ** 4)
+    v = bounds.crosscheck(mech, epsilon=1.0, delta=1e-5)
+    assert v.verdict == "undecided" and v.epsilon.lower == 0.0
+    upper = v.epsilon.upper
+    assert 1e6 < upper < 1e8
+    encl = bounds.crosschecking.enclosure(mech)  # δ⁺ at the returned ε meets δ, and just below it does not
+    assert encl.delta_bounds(upper)[1] <= 1e-5 < encl.delta_bounds(upper * (1 - 2.0 ** -30))[1]
