@@ -852,6 +852,40 @@ def _scalar_sandwich(s: Any, what: str) -> Sandwich:
     return Sandwich(lo, hi)
 
 
+def _noise_text(gaussian: bool, theta: float) -> str:
+    """"noise multiplier σ" (σ = 1/θ to 12 digits) when that round-trips, else "θ = …"."""
+    sigma = float(f"{1.0 / theta:.12g}")
+    name = "Gaussian" if gaussian else "Laplace"
+    return f"{name}, noise multiplier {sigma!r}" if 1.0 / sigma == theta or \
+        abs(1.0 / sigma - theta) <= 2.0 ** -50 * theta else f"{name}, θ = {theta!r}"
+
+
+def describe_composition(target: Any) -> str:
+    """A composition for humans: its phases with noise multiplier σ (or θ), rate and steps, e.g.
+    "composition of 11719 steps: 11719 × Poisson-subsampled Gaussian, noise multiplier 1.1, rate 0.004 (add/remove)"
+    (``repr`` for compositions not built by ``bounds.compose``)."""
+    steps = getattr(target, "steps", None)
+    if not isinstance(steps, dict):
+        return repr(target)
+    parts = []
+    try:
+        for key, count in steps.items():
+            if key[0] == "noise":
+                _, mech, theta, q = key[:4]
+                text = _noise_text(mech == 0, theta)
+                parts.append(f"{count} × " + (f"Poisson-subsampled {text}, rate {q!r}" if q < 1.0 else text))
+            elif key[0] == "epsdelta":
+                parts.append(f"{count} × an ({key[1]!r}, {key[2]!r})-DP mechanism")
+            else:
+                return repr(target)
+    except (TypeError, ValueError, IndexError, ZeroDivisionError):
+        return repr(target)
+    total = getattr(target, "total_steps", sum(steps.values()))
+    tol = getattr(target, "tolerance", None)
+    return (f"composition of {total} steps: " + "; ".join(parts)
+            + (f" (bounds.compose, tolerance {tol!r})" if tol is not None else ""))
+
+
 def _is_composition(x: Any) -> bool:
     return callable(getattr(x, "delta", None)) and callable(getattr(x, "epsilon", None)) and \
         not isinstance(x, _Enclosure)
@@ -934,7 +968,7 @@ def crosscheck(mechanism_or_composition: Any = None, *, epsilon: Any, delta: Any
         encl = None
         d_s = _scalar_sandwich(target.delta(eps_c), "delta(epsilon)")
         e_s = _scalar_sandwich(target.epsilon(delta_c), "epsilon(delta)")
-        description = repr(target)
+        description = describe_composition(target)
         exact_sides = True
     else:
         encl = enclosure(target)

@@ -318,13 +318,14 @@ def test_cli_table_and_json(capsys):
 
     args = ["crosscheck", "--noise-multiplier", "1", "--rate", "0.1", "--delta", "1e-5", "--peers", "none",
             "--claim-epsilon", "Opacus GDP=0.4575", "--claim-epsilon", "2.1330"]
-    assert main(args) == 0
+    assert main(args) == 1  # a claim is invalid: exit 1 (gates CI)
     out = capsys.readouterr().out
     assert "Opacus GDP" in out and "INVALID" in out and "valid" in out and "1.684543814" in out
-    assert main(args + ["--json"]) == 0
+    assert "exit status 1" in out
+    assert main(args + ["--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     verdicts = [r["check"]["verdict"] for r in data["rows"]]
-    assert verdicts == ["invalid", "valid"]
+    assert verdicts == ["invalid", "valid"] and data["exit_status"] == 1
     lo, hi = data["certified_epsilon"]
     assert lo <= hi and abs(lo - 1.68454381432845) < 1e-13
 
@@ -335,7 +336,7 @@ def test_cli_dp_event_file_and_errors(tmp_path, capsys):
     path = tmp_path / "event.json"
     path.write_text(json.dumps(EVENT))
     assert main(["crosscheck", "--dp-event", str(path), "--delta", "1e-5", "--peers", "none",
-                 "--claim-epsilon", "0.4575", "--json"]) == 0
+                 "--claim-epsilon", "0.4575", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["rows"][0]["check"]["verdict"] == "invalid"
     assert main(["crosscheck", "--noise-multiplier", "nan", "--rate", "0.1", "--delta", "1e-5",
                  "--peers", "none"]) == 2
@@ -406,3 +407,36 @@ def test_with_replacement_work_is_estimated_and_refused():
     assert 1e6 < upper < 1e8
     encl = bounds.crosschecking.enclosure(mech)  # δ⁺ at the returned ε meets δ, and just below it does not
     assert encl.delta_bounds(upper)[1] <= 1e-5 < encl.delta_bounds(upper * (1 - 2.0 ** -30))[1]
+
+
+def test_cli_exit_status_and_printed_interval(capsys):
+    """Issue 21: exit 0 when every claim is valid, 1 when one is invalid, 3 when undecided (none invalid); the
+    printed ε interval is the one the verdicts used (sharpened by them), with every digit, so a claim marked
+    valid is never inside it; multi-step runs print σ, rate and steps."""
+    from ampbounds_cli import main
+
+    base = ["crosscheck", "--noise-multiplier", "1", "--rate", "0.1", "--delta", "1e-5", "--peers", "none"]
+    assert main(base + ["--claim-epsilon", "2.1330"]) == 0
+    assert main(base + ["--claim-epsilon", "2.1330", "--claim-epsilon", "0.4575"]) == 1
+    assert main(base + ["--claim-epsilon", "1.68454381432846"]) == 3  # inside the exact-profile enclosure
+    assert main(base) == 0  # nothing checked
+    capsys.readouterr()
+    comp = ["crosscheck", "--noise-multiplier", "1.1", "--rate", "0.004", "--steps", "300", "--delta", "1e-5",
+            "--peers", "none", "--tolerance", "1e-2"]
+    code = main(comp + ["--claim-epsilon", "0.5", "--claim-epsilon", "0.2", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == data["exit_status"] == (1 if any(r["check"]["verdict"] == "invalid" for r in data["rows"])
+                                           else 3 if any(r["check"]["verdict"] == "undecided" for r in data["rows"])
+                                           else 0)
+    lo, hi = data["certified_epsilon"]
+    for row in data["rows"]:
+        check = row["check"]
+        assert check["epsilon"][0] <= hi and lo <= check["epsilon"][1]
+        if check["verdict"] == "valid":
+            assert row["epsilon"] >= hi
+        if check["verdict"] == "invalid":
+            assert row["epsilon"] <= lo
+    assert "300 × Poisson-subsampled Gaussian, noise multiplier 1.1, rate 0.004" in data["mechanism"]
+    main(comp)
+    out = capsys.readouterr().out
+    assert "composition of 300 steps" in out and "noise multiplier 1.1" in out and "Composition(" not in out
