@@ -53,7 +53,7 @@ def _mechanism(args: argparse.Namespace) -> Any:
 
     gaussian = args.mechanism in ("subsampled-gaussian", "gaussian")
     if args.theta is not None:
-        base = bounds.Gaussian(args.theta) if gaussian else bounds.Laplace(args.theta)
+        base = bounds.Gaussian(theta=args.theta) if gaussian else bounds.Laplace(theta=args.theta)
     elif gaussian:
         base = bounds.Gaussian.from_noise_multiplier(args.noise_multiplier)
     else:

@@ -153,7 +153,9 @@ def _mechanism(text: str) -> Any:
     if kind not in forms or len(numbers) != forms[kind][1]:
         raise argparse.ArgumentTypeError(f"{text!r}: expected gaussian:THETA, laplace:THETA or eps-delta:EPSILON,DELTA")
     try:
-        return forms[kind][0](*numbers)
+        if kind == "eps-delta":
+            return forms[kind][0](*numbers)
+        return forms[kind][0](theta=numbers[0])  # θ is keyword-only in the library (never a noise multiplier)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

@@ -85,8 +85,8 @@ class PoissonSampled:
     Examples
     --------
     >>> import bounds
-    >>> step = bounds.PoissonSampled(bounds.Gaussian(1.0), 0.01)
-    >>> step == bounds.poisson_sampled(bounds.Gaussian(1.0), 0.01)
+    >>> step = bounds.PoissonSampled(bounds.Gaussian(theta=1.0), 0.01)
+    >>> step == bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 0.01)
     True
     """
 
@@ -211,7 +211,7 @@ class Composition:
     Examples
     --------
     >>> import bounds
-    >>> comp = bounds.Composition([(bounds.Gaussian(0.5), 4)], tolerance=1e-2)   # = compose(...)
+    >>> comp = bounds.Composition([(bounds.Gaussian(theta=0.5), 4)], tolerance=1e-2)   # = compose(...)
     >>> s = comp.delta(1.0)              # 4 × Gaussian(0.5) = Gaussian(1): exact δ(1) = 0.126936737...
     >>> s.lower <= 0.1269367375 <= s.upper
     True
@@ -560,7 +560,7 @@ def compose(steps: Sequence, *, tolerance: float = 1e-3) -> Composition:
     Doroshenko et al. 2022; Ghazi et al. 2022; Dong, Roth, Su 2022 for dominance).
 
     Add/remove relation: for Poisson-subsampled steps the REMOVE and ADD directions are composed separately
-    and the worse is reported (every step sees the same direction).  Plain ``Gaussian(θ)``/``Laplace(θ)``
+    and the worse is reported (every step sees the same direction).  Plain ``Gaussian(theta=θ)``/``Laplace(theta=θ)``
     (θ = Δ/σ resp. Δ/b; a DP-SGD noise multiplier σ is ``Gaussian.from_noise_multiplier(σ)``, θ = 1/σ) and
     ``EpsDelta(ε, δ)`` (its four-atom randomized-response pair) are symmetric.
 
@@ -613,14 +613,14 @@ def _dpsgd_delta(sigma: float, rate: float, steps: int, epsilon: float, h: float
     g = Gaussian.from_noise_multiplier(sigma)
     # only the side asked for is needed: a plain Gaussian at θ rounded up (upper) or down (lower)
     theta = g.theta if side == "upper" else g.theta_lower
-    comp = Composition([(poisson_sampled(Gaussian(theta), rate), steps)])
+    comp = Composition([(poisson_sampled(Gaussian(theta=theta), rate), steps)])
     lo, hi = comp._delta_at(h, epsilon)
     return hi if side == "upper" else lo
 
 
 def _grid_for(rate: float, steps: int, tolerance: float, theta: float = 1.0) -> float:
     # the grid compose() would choose for this σ (θ = 1/σ; σ = 1 where σ is still being searched)
-    probe = Composition([(poisson_sampled(Gaussian(theta), rate), steps)], tolerance=tolerance)
+    probe = Composition([(poisson_sampled(Gaussian(theta=theta), rate), steps)], tolerance=tolerance)
     return probe._h
 
 
@@ -690,7 +690,7 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int
         # q·√T/δ, far outside what a privacy-loss grid resolves; and it is not what DP-SGD users calibrate
         raise ValueError(f"{function}: epsilon = 0 is a degenerate budget (δ(0) is the total-variation "
                          "distance; the noise it needs grows like 1/δ); give epsilon > 0")
-    q = poisson_sampled(Gaussian(1.0), rate).rate
+    q = poisson_sampled(Gaussian(theta=1.0), rate).rate
     t = _check_count(function, steps, "steps")
     h = _grid_for(q, t, tolerance)
     certified: list[float] = []
@@ -788,7 +788,7 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
     """
     function = "dpsgd_max_steps"
     e, d = _check_budget(function, epsilon, delta)
-    q = poisson_sampled(Gaussian(1.0), rate).rate
+    q = poisson_sampled(Gaussian(theta=1.0), rate).rate
     s = _real(function, "noise_multiplier", noise_multiplier, low=0.0, low_open=True, finite=True)
     Gaussian.from_noise_multiplier(s)  # θ = 1/σ must be a positive finite double
     cap = _check_count(function, max_steps, "max_steps")

@@ -22,7 +22,7 @@ Mechanisms and where their enclosures come from (one shot):
 ======================================  ===========  ===============================================
 mechanism                               SPEC         enclosure
 ======================================  ===========  ===============================================
-``Gaussian(θ)``, ``Laplace(θ)``         T9, T8       exact profile ± kernel budget (both sides)
+``Gaussian(theta=θ)``, ``Laplace``    T9, T8       exact profile ± kernel budget (both sides)
 ``poisson_sampled(Gaussian|Laplace)``   T11          exact profile ± running error + budget (both)
 ``EpsDelta(ε₀, δ₀)``                    Conventions  worst case over (ε₀, δ₀)-DP mechanisms, exact
 ``poisson_sampled(EpsDelta, p)``        T1           worst case, exact (T1 is tight)
@@ -149,7 +149,7 @@ class WithReplacement:
     Examples
     --------
     >>> import bounds
-    >>> m = bounds.WithReplacement(bounds.Gaussian(0.5), 10, 100)
+    >>> m = bounds.WithReplacement(bounds.Gaussian(theta=0.5), 10, 100)
     >>> bounds.crosscheck(m, epsilon=0.5, delta=1e-3).verdict
     'valid'
     """

@@ -35,7 +35,7 @@ def check_one_step(cases=None) -> Outcome:
     fails: list[str] = []
     worst = 0.0
     for theta, q, eps in cases or one_step_cases():
-        comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta), q), 1)])
+        comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=theta), q), 1)])
         s = comp.delta(eps)
         ref = max(subsampled_gaussian_delta(eps, theta, q, "remove"), subsampled_gaussian_delta(eps, theta, q, "add"))
         w = _contains(s, ref, f"θ={theta}, q={q}, ε={eps}", fails)
@@ -60,7 +60,7 @@ def check_gaussian_rate_one(cases=None) -> Outcome:
     widths = []
     cases = cases or gaussian_cases()
     for steps, theta, eps in cases:
-        s = bounds.compose([(bounds.Gaussian(theta), steps)]).delta(eps)
+        s = bounds.compose([(bounds.Gaussian(theta=theta), steps)]).delta(eps)
         ref = gaussian_composed_delta(eps, theta, steps)
         widths.append(_contains(s, ref, f"T={steps}, θ={theta:.4g}, ε={eps}", fails) / ref)
     if fails:
@@ -99,7 +99,7 @@ def check_laplace(cases=None) -> Outcome:
 
     fails: list[str] = []
     for steps, theta, eps in cases or laplace_cases():
-        s = bounds.compose([(bounds.Laplace(theta), steps)]).delta(eps)
+        s = bounds.compose([(bounds.Laplace(theta=theta), steps)]).delta(eps)
         _contains(s, laplace_composed(eps, theta, steps), f"Laplace({theta})^{steps} at ε={eps}", fails)
     if fails:
         return Outcome(False, "; ".join(fails))

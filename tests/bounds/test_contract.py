@@ -96,11 +96,11 @@ def _generated() -> dict[str, tuple]:
         function = getattr(bounds, name)
         params = {}
         for p in inspect.signature(function).parameters.values():
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name in meta["parameters"]:
-                params[p.name] = meta["parameters"][p.name]["domain"]
-            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name in CONVENTIONAL:
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name in meta["parameters"]:
+                params[p.name] = meta["parameters"][p.name]["domain"]  # keyword-only too: θ, rate (issue 21)
+            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name in CONVENTIONAL:
                 params[p.name] = CONVENTIONAL[p.name]
-            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty:
+            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is p.empty:
                 raise AssertionError(f"{name}: parameter {p.name} has no declared domain")
         out[name] = (function, params)
     return out
@@ -184,7 +184,7 @@ cases = [(10**12, 1711, 1.0), (2**60, 3, 1e-9), (10**8, 2, 1e-9), (2**53 + 1, 7,
          (5, 10**400, 1.0)]
 for m, n, eps in cases:
     for f in (lambda: bounds.with_replacement(eps, 1e-6, m, n),) + (
-            (lambda: bounds.with_replacement_profile(bounds.Gaussian(1.0), 1.0, m, n),) if n == 1711 else ()):
+            (lambda: bounds.with_replacement_profile(bounds.Gaussian(theta=1.0), 1.0, m, n),) if n == 1711 else ()):
         try:
             g = f()
         except ValueError as exc:
@@ -218,14 +218,15 @@ def test_object_arguments():
     """Callables taking objects: their numeric parameters still follow the contract."""
     bad = [10 ** 400, 2 ** 53 + 1, "1", None, NAN, np.array([0.5, 0.6]), INF]
     for value in bad:
-        for make in (bounds.Laplace, bounds.Gaussian, lambda v: bounds.EpsDelta(v, 1e-6)):
-            if value is INF and make not in (bounds.Laplace, bounds.Gaussian):
+        for make in (lambda v: bounds.Laplace(theta=v), lambda v: bounds.Gaussian(theta=v),
+                     lambda v: bounds.EpsDelta(v, 1e-6)):
+            if value is INF and make.__code__.co_names[-1] == "EpsDelta":
                 continue  # ε = inf is a valid (trivial) guarantee
             with pytest.raises((ValueError, TypeError)):
                 make(value)
     for k in (INF, NAN, 0, 2.5, "2", 2 ** 53 + 1):
         with pytest.raises(ValueError, match="k"):
-            bounds.Gaussian(1.0).group_profile(1.0, k)
+            bounds.Gaussian(theta=1.0).group_profile(1.0, k)
     for value in (10 ** 400, "0.5", None, NAN, 1.5):
         with pytest.raises((ValueError, TypeError), match="rho"):
             bounds.missing_data_corollary(1.0, 0.5, value)
@@ -240,10 +241,10 @@ def test_object_arguments():
     with pytest.raises(ValueError, match="norm"):
         bounds.fwl_covariance(2, 10, 1.0, norm=np.array(["l1", "l2"]))
     with pytest.raises(ValueError, match="direction"):
-        bounds.subsampled_gaussian_profile(1.0, 1.0, 0.1, direction=np.array(["add"]))
+        bounds.subsampled_gaussian_profile(1.0, theta=1.0, rate=0.1, direction=np.array(["add"]))
     with pytest.raises(ValueError, match="relation"):
         bounds.with_replacement(1.0, 1e-6, 3, 4, relation=np.array(["substitute"]))
-    for mech in (bounds.Gaussian(1.0), bounds.Laplace(1.0)):
+    for mech in (bounds.Gaussian(theta=1.0), bounds.Laplace(theta=1.0)):
         for function, args in ((bounds.poisson_subsampling_profile, (1.0, 0.1)),
                                (bounds.without_replacement_profile, (1.0, 3, 10)),
                                (bounds.poisson_substitution_profile, (1.0, 0.1))):
@@ -424,7 +425,7 @@ def test_gaussian_profile_inverse_subnormal_delta():
     with mp.workdps(60):
         for delta in (5e-324, 1e-320, 2e-310):
             for theta in (0.1, 1.0, 5.0):
-                eps = bounds.gaussian_profile_inverse(delta, theta)
+                eps = bounds.gaussian_profile_inverse(delta, theta=theta)
                 assert math.isfinite(eps)
                 assert _gaussian_delta_mp(mp.mpf(eps), mp.mpf(theta)) <= mp.mpf(delta)
                 assert _gaussian_delta_mp(mp.mpf(eps) * (1 - 1e-9), mp.mpf(theta)) > mp.mpf(delta)
@@ -626,3 +627,22 @@ def test_object_api_special_values():
                   [((0.5, "0.5"), (0.5, 0.5))], [((0.5, 1 + 0j), (0.5, 0.5))], [((10 ** 400, 0.5), (0.5, 0.5))]):
         with pytest.raises(ValueError, match="DiscretePairs"):
             bounds.DiscretePairs(pairs)
+
+
+THETA_TAKERS = ("gaussian_profile", "gaussian_profile_inverse", "laplace_profile", "laplace_profile_inverse",
+                "subsampled_gaussian_profile", "subsampled_gaussian_profile_inverse", "subsampled_laplace_profile",
+                "subsampled_laplace_profile_inverse", "Gaussian", "Laplace")
+
+
+@pytest.mark.parametrize("name", THETA_TAKERS)
+def test_theta_cannot_be_passed_by_position(name):
+    """Issue 21: `subsampled_gaussian_profile(1.0, 0.8, q)` took 0.8 as θ where a σ-thinking user meant the
+    noise multiplier (1.6e-15 instead of 3.1e-8, silently).  θ (and, after it, the rate) is keyword-only."""
+    function = getattr(bounds, name)
+    parameters = inspect.signature(function).parameters
+    assert parameters["theta"].kind is inspect.Parameter.KEYWORD_ONLY
+    if "rate" in parameters:
+        assert parameters["rate"].kind is inspect.Parameter.KEYWORD_ONLY
+    positional = [0.5] if name in ("Gaussian", "Laplace") else [1.0, 0.8] + ([0.01] if "subsampled" in name else [])
+    with pytest.raises(TypeError):
+        function(*positional)

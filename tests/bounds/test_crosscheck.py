@@ -65,7 +65,7 @@ def test_claims_next_to_the_exact_value(q, rel, exact_eps):
 
 
 def test_verdict_object():
-    v = bounds.crosscheck(bounds.poisson_sampled(bounds.Gaussian(1.0), 0.1), epsilon=2.133, delta=DELTA)
+    v = bounds.crosscheck(bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 0.1), epsilon=2.133, delta=DELTA)
     assert isinstance(v, bounds.Verdict) and v.verdict in cc.VERDICTS
     assert isinstance(v.delta, bounds.Sandwich) and isinstance(v.epsilon, bounds.Sandwich)
     assert repr(v).startswith("Verdict('valid'") and "slack" in repr(v)
@@ -100,18 +100,18 @@ def test_bad_noise_multiplier(bad):
                                                (1.0, float("nan"), "NaN")])
 def test_bad_claims(eps, delta, match):
     with pytest.raises(ValueError, match=match):
-        bounds.crosscheck(bounds.Gaussian(1.0), epsilon=eps, delta=delta)
+        bounds.crosscheck(bounds.Gaussian(theta=1.0), epsilon=eps, delta=delta)
 
 
 def test_plain_gaussian_and_laplace():
     # Gaussian: δ_θ(ε) by quadrature of N(θ,1) vs N(0,1) (q = 1 of the subsampled pair)
-    v = bounds.crosscheck(bounds.Gaussian(0.5), epsilon=1.0, delta=1e-3)
+    v = bounds.crosscheck(bounds.Gaussian(theta=0.5), epsilon=1.0, delta=1e-3)
     with mp.workdps(30):
         d = ref.subsampled_gaussian_quad(1.0, 0.5, 1)
     assert mp.mpf(v.delta.lower) <= d <= mp.mpf(v.delta.upper)
     assert v.verdict == ("valid" if d <= mp.mpf(1e-3) else "invalid")
     # Laplace: δ = 1 − e^{(ε−θ)/2} for 0 ≤ ε < θ, exactly 0 beyond
-    lap = bounds.Laplace(2.0)
+    lap = bounds.Laplace(theta=2.0)
     exact = -math.expm1(-0.5)
     assert bounds.crosscheck(lap, epsilon=1.0, delta=exact * (1 + 1e-12)).verdict == "valid"
     assert bounds.crosscheck(lap, epsilon=1.0, delta=exact * (1 - 1e-12)).verdict == "invalid"
@@ -124,7 +124,7 @@ def test_subsampled_laplace_against_closed_form():
     q, theta, eps = 0.5, 1.0, 0.1
     with mp.workdps(40):
         d = q - mp.exp(-mp.mpf(theta) / 2) * mp.sqrt(q * (q + mp.expm1(eps)))
-    v = bounds.crosscheck(bounds.poisson_sampled(bounds.Laplace(theta), q), epsilon=eps, delta=float(d))
+    v = bounds.crosscheck(bounds.poisson_sampled(bounds.Laplace(theta=theta), q), epsilon=eps, delta=float(d))
     assert mp.mpf(v.delta.lower) <= d <= mp.mpf(v.delta.upper)
     assert v.verdict in ("valid", "undecided") and v.delta.upper - v.delta.lower < 1e-14
 
@@ -150,8 +150,8 @@ def test_eps_delta_t1_t2_exact_worst_case():
 def test_upper_only_theorems_are_never_invalid_below_the_bound():
     g = bounds.with_replacement(1.0, 1e-6, 10, 100)
     for mech, delta in ((bounds.WithReplacement(bounds.EpsDelta(1.0, 1e-6), 10, 100), g.delta),
-                        (bounds.WithReplacement(bounds.Gaussian(1.0), 10, 100, relation="add_remove"), 1e-5),
-                        (bounds.WithoutReplacement(bounds.Gaussian(1.0), 10, 100), 1e-5),
+                        (bounds.WithReplacement(bounds.Gaussian(theta=1.0), 10, 100, relation="add_remove"), 1e-5),
+                        (bounds.WithoutReplacement(bounds.Gaussian(theta=1.0), 10, 100), 1e-5),
                         (bounds.RateChange(bounds.EpsDelta(1.0, 1e-6), 0.5, 0.1), 1e-5)):
         v = bounds.crosscheck(mech, epsilon=0.01, delta=delta)
         assert v.verdict == "undecided" and v.delta.lower == 0.0 and "upper bound" in v.explanation
@@ -380,7 +380,7 @@ def test_the_checks_can_fail(monkeypatch):
 @example(theta=0.25, q=0.5, eps=2.0)
 @example(theta=0.25, q=0.125, eps=2.0)
 def test_property_t11_enclosure_contains_quadrature(theta, q, eps):
-    lo, hi = bounds.crosscheck(bounds.poisson_sampled(bounds.Gaussian(theta), q), epsilon=eps, delta=0.5).delta
+    lo, hi = bounds.crosscheck(bounds.poisson_sampled(bounds.Gaussian(theta=theta), q), epsilon=eps, delta=0.5).delta
     # The integrand is a difference of O(1) densities: its cancellation costs |log10 δ| digits, so the working
     # precision grows with them (fixed 20 digits put δ ≈ 1e-27 at θ = 0.25, q = 0.5, ε = 2 off in the 6th digit,
     # fixed 50 digits δ ≈ 1.8e-58 at q = 0.125 5e-7 too high: both false failures hypothesis found)
