@@ -41,7 +41,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--steps", type=int, default=1, help="number of steps (> 1 uses bounds.compose)")
     p.add_argument("--dp-event", metavar="FILE",
                    help="a dp_accounting DpEvent as JSON (nested objects with \"class_name\"; "
-                        "bounds.crosschecking.dp_event_to_json writes it) instead of --mechanism")
+                        "bounds.peer_formats.dp_event_to_json writes it) instead of --mechanism")
     p.add_argument("--delta", type=float, required=True, help="the δ at which ε is reported")
     p.add_argument("--claim-epsilon", action="append", default=[], metavar="[LABEL=]EPS",
                    help="an ε to check besides the peers' (repeatable), optionally labelled")

@@ -362,15 +362,17 @@ def test_property_eps_delta_outside_the_sandwich_is_decided(eps0, log_d0, q, log
 def test_the_checks_can_fail(monkeypatch):
     """An enclosure that is off by 1e-3 (too high, so lower bounds are not lower bounds) is caught by the
     quadrature check, and a sandwich shifted up by 10 % by the Arb brute force."""
-    real_lower = cc._lower_from_raw
-    monkeypatch.setattr(cc, "_lower_from_raw", lambda v, err, b: real_lower(v, err, b) * 1.001)
-    real_up = cc._NoiseEnclosure.delta_bounds
-    monkeypatch.setattr(cc._NoiseEnclosure, "delta_bounds", lambda self, e: (lambda lo, hi: (lo, max(hi, lo)))(
+    from bounds import enclosures  # where the enclosures live (bounds.crosschecking re-exports them)
+
+    real_lower = enclosures._lower_from_raw
+    monkeypatch.setattr(enclosures, "_lower_from_raw", lambda v, err, b: real_lower(v, err, b) * 1.001)
+    real_up = enclosures._NoiseEnclosure.delta_bounds
+    monkeypatch.setattr(enclosures._NoiseEnclosure, "delta_bounds", lambda self, e: (lambda lo, hi: (lo, max(hi, lo)))(
         *real_up(self, e)))
     assert not ref.published_epsilons().passed
     monkeypatch.undo()
-    real_mp = cc._mp_floats
-    monkeypatch.setattr(cc, "_mp_floats", lambda lo, hi: tuple(min(1.0, x * 1.1) for x in real_mp(lo, hi)))
+    real_mp = enclosures._mp_floats
+    monkeypatch.setattr(enclosures, "_mp_floats", lambda lo, hi: tuple(min(1.0, x * 1.1) for x in real_mp(lo, hi)))
     with pytest.raises(AssertionError, match="verdict"):
         ref.discrete_verdicts()
 
