@@ -209,3 +209,27 @@ def test_calibrate_routes_and_conventions(capsys):
                        (["--rate", "0.1", "--steps", "0"], "steps")):
         code, _, err = run(capsys, "calibrate", "--epsilon", "1", "--delta", "1e-5", *argv)
         assert code == 2 and text in err, (argv, err)
+
+
+def test_calibrate_progress_line_on_a_terminal(monkeypatch, capsys):
+    """The σ search reports each evaluation on stderr when it is a terminal, and erases the line at the end."""
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    assert main(["calibrate", "--epsilon", "2", "--delta", "1e-5", "--rate", "0.05", "--steps", "100",
+                 "--tolerance", "1e-2"]) == 0
+    text = term.getvalue()
+    assert "calibrating σ (poisson)" in text and "evaluation 1: σ = " in text and text.endswith("\r\x1b[K")
+    assert "(certified)" in capsys.readouterr().out
+    term2 = Terminal()
+    monkeypatch.setattr(sys, "stderr", term2)
+    assert main(["calibrate", "--epsilon", "2", "--delta", "1e-5", "--rate", "0.05", "--steps", "100",
+                 "--tolerance", "1e-2", "--no-progress"]) == 0
+    assert term2.getvalue() == ""
+    from bounds import composition
+    assert composition._dpsgd_delta.__name__ == "_dpsgd_delta"  # the hook is removed afterwards
