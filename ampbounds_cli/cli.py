@@ -1,7 +1,8 @@
 """``ampbounds`` entry point: builds the parser from the registered subcommand modules and turns every user
 error into one line on stderr with a non-zero exit (never a traceback).
 
-Exit codes: 0 success; 1 the certificate failed (``certify``); 2 a usage error or a value the library
+Exit codes: 0 success; 1 the certificate failed (``certify``) or a claim is invalid (``crosscheck``); 3 a
+claim is undecided (``crosscheck``); 2 a usage error or a value the library
 rejects; 70 an internal error (a bug: one line, and the traceback with ``AMPBOUNDS_TRACEBACK=1``);
 130 interrupted; 141 the output pipe was closed (``ampbounds latex --document | head``), silently, as
 Unix filters do.
@@ -27,6 +28,7 @@ COMMANDS: tuple[str, ...] = (
     "ampbounds_cli.certify",    # certify (proofs_checks.certify.main)
     "ampbounds_cli.compose",     # compose (issue 12)
     "ampbounds_cli.crosscheck",  # crosscheck (issue 13)
+    "ampbounds_cli.calibrate",   # calibrate (issue 21)
 )
 
 

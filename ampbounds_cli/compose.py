@@ -5,15 +5,22 @@
 
 Prints ε(δ) (with ``--delta``) and/or δ(ε) (with ``--epsilon``) as ``lower ≤ exact ≤ upper``.  The noise is
 given as a DP-SGD noise multiplier σ (θ = 1/σ, sensitivity 1) or directly as ``--theta`` (θ = Δ/σ, Δ/b).
+``--rate`` belongs to the subsampled mechanisms only (given with a plain one it is an error, not ignored).
+
+``--json`` is strict JSON (RFC 8259): an infinite value is written as the string ``"inf"``/``"-inf"``
+(``float()`` reads it back: ``--epsilon inf`` and an ε(δ) of ``inf`` where no finite ε is certified); the
+library never returns NaN, and a NaN input is an error (exit 2).  ``noise_multiplier``/``theta`` is ``null``
+when not given.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import threading
 import time
 from typing import Any
+
+from ._common import dumps
 
 MECHANISMS = ("subsampled-gaussian", "subsampled-laplace", "gaussian", "laplace")
 
@@ -34,7 +41,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--delta", type=float, action="append", help="report ε(δ) (repeatable)")
     p.add_argument("--epsilon", type=float, action="append", help="report δ(ε) (repeatable)")
     p.add_argument("--tolerance", type=float, default=1e-3, help="target width of the ε sandwich (default 1e-3)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print strict JSON (infinities as the strings \"inf\"/\"-inf\"; no NaN)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress line on stderr (it is shown only when stderr is a terminal)")
     p.set_defaults(handler=lambda args, extra=None: run(args))
@@ -45,7 +53,7 @@ def _mechanism(args: argparse.Namespace) -> Any:
 
     gaussian = args.mechanism in ("subsampled-gaussian", "gaussian")
     if args.theta is not None:
-        base = bounds.Gaussian(args.theta) if gaussian else bounds.Laplace(args.theta)
+        base = bounds.Gaussian(theta=args.theta) if gaussian else bounds.Laplace(theta=args.theta)
     elif gaussian:
         base = bounds.Gaussian.from_noise_multiplier(args.noise_multiplier)
     else:
@@ -54,6 +62,9 @@ def _mechanism(args: argparse.Namespace) -> Any:
         if args.rate is None:
             raise ValueError(f"--rate is required for {args.mechanism}")
         return bounds.poisson_sampled(base, args.rate)
+    if args.rate is not None:
+        raise ValueError(f"--mechanism {args.mechanism} takes no --rate (a plain mechanism sees every record); "
+                         f"for Poisson subsampling use --mechanism subsampled-{args.mechanism}")
     return base
 
 
@@ -135,10 +146,10 @@ def run(args: argparse.Namespace) -> int:
     notes = [str(w.message) for w in caught]
     seconds = time.process_time() - start
     if args.json:
-        print(json.dumps({"mechanism": args.mechanism, "noise_multiplier": args.noise_multiplier,
-                          "theta": args.theta, "rate": args.rate, "steps": comp.total_steps,
-                          "tolerance": args.tolerance, "results": rows, "warnings": notes,
-                          "cpu_seconds": round(seconds, 3)}, indent=2))
+        print(dumps({"mechanism": args.mechanism, "noise_multiplier": args.noise_multiplier,
+                     "theta": args.theta, "rate": args.rate, "steps": comp.total_steps,
+                     "tolerance": args.tolerance, "results": rows, "warnings": notes,
+                     "cpu_seconds": round(seconds, 3)}, indent=2))
         return 0
     for r in rows:
         if r["query"] == "epsilon":

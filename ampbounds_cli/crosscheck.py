@@ -3,6 +3,11 @@ each peer's ε with the certified enclosure and verdict (issue 13).
 
     ampbounds crosscheck --mechanism subsampled-gaussian --noise-multiplier 1 --rate 0.01 --delta 1e-5
     ampbounds crosscheck --dp-event event.json --delta 1e-5 --claim-epsilon "my paper=2.1"
+
+Exit status (gate a CI job on it): 1 when any checked claim (a peer's ε or a ``--claim-epsilon``) is invalid;
+3 when none is invalid but some is undecided or could not be checked (a peer reporting NaN, a negative or an
+infinite ε); 0 when every checked claim is valid (or nothing was checked); 2 for bad input.  Peers not
+installed, timed out or crashed report no claim and do not change the status.
 """
 from __future__ import annotations
 
@@ -12,6 +17,9 @@ import math
 from typing import Any
 
 MECHANISMS = ("subsampled-gaussian", "gaussian", "subsampled-laplace", "laplace")
+EXIT_VALID, EXIT_INVALID, EXIT_UNDECIDED = 0, 1, 3
+# peer statuses that are a claim (the peer answered with an ε) which could not be checked
+_UNCHECKED_CLAIMS = ("nan", "negative", "infinite", "not checked", "bad claim")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -21,7 +29,10 @@ def add_parser(subparsers: Any) -> None:
         description="Run each installed accountant (dp_accounting RDP/PLD, autodp, prv_accountant, Opacus when "
                     "torch is present) on one mechanism and tell, for each reported ε (and each --claim-epsilon), "
                     "whether the mechanism is (ε, δ)-DP: valid, invalid (certified: never a false alarm) or "
-                    "undecided, with the certified enclosures.")
+                    "undecided, with the certified enclosures.",
+        epilog="exit status: 0 every checked claim valid (or none checked); 1 some claim INVALID; 3 none invalid "
+               "but some undecided or not checkable (a peer reporting NaN/negative/infinite ε); 2 bad input. "
+               "Use it to gate CI: `ampbounds crosscheck ... --claim-epsilon 2.1 || exit 1`.")
     p.add_argument("--mechanism", choices=MECHANISMS, default="subsampled-gaussian",
                    help="the mechanism of each step (default: subsampled-gaussian, DP-SGD)")
     p.add_argument("--noise-multiplier", type=float, metavar="SIGMA",
@@ -30,7 +41,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--steps", type=int, default=1, help="number of steps (> 1 uses bounds.compose)")
     p.add_argument("--dp-event", metavar="FILE",
                    help="a dp_accounting DpEvent as JSON (nested objects with \"class_name\"; "
-                        "bounds.crosschecking.dp_event_to_json writes it) instead of --mechanism")
+                        "bounds.peer_formats.dp_event_to_json writes it) instead of --mechanism")
     p.add_argument("--delta", type=float, required=True, help="the δ at which ε is reported")
     p.add_argument("--claim-epsilon", action="append", default=[], metavar="[LABEL=]EPS",
                    help="an ε to check besides the peers' (repeatable), optionally labelled")
@@ -94,8 +105,37 @@ def _claims(args: argparse.Namespace) -> list[tuple[str, float]]:
     return out
 
 
+def exit_status(rows: list[dict]) -> int:
+    """1 if a claim is invalid; else 3 if one is undecided or could not be checked; else 0."""
+    verdicts = [r["verdict"].verdict for r in rows if r["verdict"] is not None]
+    if "invalid" in verdicts:
+        return EXIT_INVALID
+    if "undecided" in verdicts or any(r["verdict"] is None and r["status"] in _UNCHECKED_CLAIMS for r in rows):
+        return EXIT_UNDECIDED
+    return EXIT_VALID
+
+
+def sharpened(eps_s: Any, rows: list[dict]) -> tuple[float, float]:
+    """The certified ε(δ) interval the verdicts used, sharpened by them: each verdict's own ε enclosure (a
+    composition may have refined its grid while deciding), a valid claim ε as an upper bound (ε_M(δ) ≤ ε),
+    an invalid claim ε as a lower bound (ε_M(δ) > ε).  Every claim marked valid is then ≥ the upper end and
+    every invalid one ≤ the lower end."""
+    lo, hi = float(eps_s.lower), float(eps_s.upper)
+    for r in rows:
+        v = r["verdict"]
+        if v is None:
+            continue
+        lo, hi = max(lo, v.epsilon.lower), min(hi, v.epsilon.upper)
+        if v.verdict == "valid":
+            hi = min(hi, v.epsilon_claim)
+        elif v.verdict == "invalid":
+            lo = max(lo, v.epsilon_claim)
+    return lo, hi
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run ``ampbounds crosscheck``; returns the exit code (0: done, 2: bad input)."""
+    """Run ``ampbounds crosscheck``; returns the exit code (0 all valid, 1 some invalid, 3 undecided, 2 bad
+    input)."""
     from bounds import crosschecking as cc
 
     try:
@@ -103,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         claims = _claims(args)
         d = cc._claim("delta", args.delta, 1.0)
         enclosure = target if cc._is_composition(target) else cc.enclosure(target)
-        described = repr(target) if cc._is_composition(target) else enclosure.description
+        described = cc.describe_composition(target) if cc._is_composition(target) else enclosure.description
         eps_s = cc._scalar_sandwich(enclosure.epsilon(d), "epsilon(delta)")
     except (ValueError, OSError) as exc:
         return _fail(str(exc))
@@ -127,22 +167,25 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             rows.append({"source": label, "epsilon": eps, "status": "bad claim", "seconds": None, "verdict": None,
                          "message": str(exc)})
+    code = exit_status(rows)
+    lo, hi = sharpened(eps_s, rows)
     if args.json:
         print(json.dumps({
-            "mechanism": described, "delta": d, "certified_epsilon": [_j(eps_s.lower), _j(eps_s.upper)],
+            "mechanism": described, "delta": d, "certified_epsilon": [_j(lo), _j(hi)],
+            "exit_status": code,
             "rows": [{"source": r["source"], "epsilon": _j(r["epsilon"]), "status": r["status"],
                       "seconds": r["seconds"], "message": r["message"],
                       **({"check": r["verdict"].as_dict()} if r["verdict"] is not None else {})} for r in rows]},
-            indent=2, ensure_ascii=False))
-        return 0
+            indent=2, ensure_ascii=False, allow_nan=False))
+        return code
     print(f"mechanism: {described}")
-    print(f"at δ = {d:g} the smallest ε is certified in [{eps_s.lower:.13g}, {eps_s.upper:.13g}]")
+    print(f"at δ = {d:g} the smallest ε is certified in [{lo!r}, {hi!r}] (the enclosure the verdicts used)")
     print()
     header = ("source", "reported ε", "verdict", "certified δ at that ε", "slack in ε", "peer time")
     table = [header]
     for r in rows:
         v = r["verdict"]
-        eps = "—" if r["epsilon"] is None else f"{r['epsilon']:.10g}"
+        eps = "—" if r["epsilon"] is None else repr(r["epsilon"])
         secs = "" if r["seconds"] is None else f"{r['seconds']:.2f} s"
         if r["status"] == "not installed":
             continue
@@ -173,4 +216,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{r['source']}: {r['verdict'].explanation}")
     print("\nvalid: certified upper δ ≤ claimed δ; INVALID: certified lower δ > claimed δ (the claim is wrong); "
           "slack: how much larger (+) or smaller (−) than the smallest valid ε the reported ε is.")
-    return 0
+    print(f"exit status {code}: " + {EXIT_VALID: "every checked claim is valid", EXIT_INVALID: "a claim is INVALID",
+                                     EXIT_UNDECIDED: "no claim invalid, but some undecided or not checkable"}[code])
+    return code

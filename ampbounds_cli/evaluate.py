@@ -62,8 +62,8 @@ OTHER_COMMANDS = {"theorem": "show", "theorems": "list", "latex": "latex",
                   "crosscheck": "crosscheck", "from_dp_event": "crosscheck --dp-event",
                   "from_opacus_history": "crosscheck --noise-multiplier/--rate/--steps",
                   "poisson_sampled": "compose --mechanism subsampled-gaussian",
-                  "compose": "compose", "dpsgd_noise_multiplier": "compose --calibrate",
-                  "dpsgd_max_steps": "compose --max-steps"}
+                  "compose": "compose", "dpsgd_noise_multiplier": "calibrate",
+                  "dpsgd_max_steps": "calibrate --noise-multiplier SIGMA"}
 
 _CHOICES = {
     "relation": ("substitute", "add_remove", "add/remove"),
@@ -153,7 +153,9 @@ def _mechanism(text: str) -> Any:
     if kind not in forms or len(numbers) != forms[kind][1]:
         raise argparse.ArgumentTypeError(f"{text!r}: expected gaussian:THETA, laplace:THETA or eps-delta:EPSILON,DELTA")
     try:
-        return forms[kind][0](*numbers)
+        if kind == "eps-delta":
+            return forms[kind][0](*numbers)
+        return forms[kind][0](theta=numbers[0])  # θ is keyword-only in the library (never a noise multiplier)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -238,12 +240,12 @@ def _add_theorem_parser(targets: Any, theorem_id: str) -> None:
     sub.set_defaults(function=None, theorem_id=theorem_id, fixed=keywords, unreachable=None, options=tuple(params))
 
 
-def _add_unreachable_parser(targets: Any, target: str, reason: str) -> None:
-    sub = targets.add_parser(target, help=f"(not from the shell: {reason})",
-                             description=f"{target}: not available from the shell: {reason}.")
+def _add_unreachable_parser(targets: Any, target: str, reason: str, where: str = "the shell") -> None:
+    sub = targets.add_parser(target, help=f"(not from {where}: {reason})",
+                             description=f"{target}: not available from {where}: {reason}.")
     sub.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     sub.set_defaults(function=None, theorem_id=None, fixed={}, options=(),
-                     unreachable=f"{target}: not available from the shell: {reason}")
+                     unreachable=f"{target}: not available from {where}: {reason}")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -252,13 +254,20 @@ def add_parser(subparsers: Any) -> None:
         description="Evaluate a public function of the library: THEOREM is a theorem id (its main function; "
                     "--inverse for the inverse query) or a function name. `ampbounds eval TARGET --help` lists "
                     "its options. Every ε, δ, σ printed is on the safe side of the exact value.",
-        epilog="not from the shell: " + "; ".join(f"{k} ({v})" for k, v in NOT_FROM_SHELL.items()))
+        epilog="not from the shell: " + "; ".join(f"{k} ({v})" for k, v in NOT_FROM_SHELL.items())
+               + ". Elsewhere: " + "; ".join(f"{k} → `ampbounds {v}`" for k, v in OTHER_COMMANDS.items()))
     targets = p.add_subparsers(dest="target", required=True, metavar="TARGET")
     from bounds import theorems
 
     for tid in theorems():
         forward, inverse = _main_functions(tid)
-        if forward or inverse:
+        routes = [OTHER_COMMANDS[f] for f in THEOREMS[tid]["public"] if f in OTHER_COMMANDS]
+        if (forward or inverse) and all(f in OTHER_COMMANDS for f in (forward, inverse) if f):
+            # e.g. C1: its functions take mechanism objects; their own subcommands build them from options
+            _add_unreachable_parser(targets, tid, "its functions take mechanism objects; use "
+                                    + ", ".join(f"`ampbounds {r}`" for r in dict.fromkeys(routes)),
+                                    where="`ampbounds eval`")
+        elif forward or inverse:
             _add_theorem_parser(targets, tid)
         else:
             reasons = [NOT_FROM_SHELL[f] for f in THEOREMS[tid]["public"] if f in NOT_FROM_SHELL]

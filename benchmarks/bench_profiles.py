@@ -35,8 +35,8 @@ def main() -> None:
     rng = np.random.default_rng(0)
     e = rng.uniform(0, 10, 10**6)
     t = np.exp(rng.uniform(np.log(0.1), np.log(10), 10**6))
-    bounds.gaussian_profile(e[:10], t[:10])  # compile / load the cache
-    ours = best(lambda: bounds.gaussian_profile(e, t))
+    bounds.gaussian_profile(e[:10], theta=t[:10])  # compile / load the cache
+    ours = best(lambda: bounds.gaussian_profile(e, theta=t))
     scipy_t = best(lambda: naive_profile(e, t))
     print(f"gaussian_profile, 1e6 points: ampbounds {ours:.3f} s, scipy norm.cdf formula {scipy_t:.3f} s "
           f"(ratio {ours / scipy_t:.2f})")
@@ -50,7 +50,7 @@ def main() -> None:
         try:
             s = optimize.brentq(lambda x: naive_profile(eps, 1.0 / x) - d, 1e-2, 1e3, xtol=1e-12)
             print(f"brentq (ε={eps}, δ={d}): σ = {s!r}, delivered/target = "
-                  f"{bounds.gaussian_profile(eps, 1.0 / s) / d:.3g}; ampbounds σ = {bounds.gaussian_sigma(eps, d)!r}")
+                  f"{bounds.gaussian_profile(eps, theta=1.0 / s) / d:.3g}; ampbounds σ = {bounds.gaussian_sigma(eps, d)!r}")
         except ValueError as exc:
             print(f"brentq (ε={eps}, δ={d}) failed: {exc}")
 
@@ -68,14 +68,14 @@ def bench_subsampled() -> None:
     e = rng.uniform(0, 10, 10**6)
     t = np.exp(rng.uniform(np.log(0.1), np.log(10), 10**6))
     q = np.exp(rng.uniform(np.log(1e-6), 0.0, 10**6))
-    bounds.subsampled_gaussian_profile(e[:10], t[:10], q[:10], direction="remove")
-    ours = best(lambda: bounds.subsampled_gaussian_profile(e, t, q, direction="remove"))
+    bounds.subsampled_gaussian_profile(e[:10], theta=t[:10], rate=q[:10], direction="remove")
+    ours = best(lambda: bounds.subsampled_gaussian_profile(e, theta=t, rate=q, direction="remove"))
     scipy_t = best(lambda: naive_subsampled_remove(e, t, q))
-    both = best(lambda: bounds.subsampled_gaussian_profile(e, t, q), repeat=1)
+    both = best(lambda: bounds.subsampled_gaussian_profile(e, theta=t, rate=q), repeat=1)
     print(f"subsampled_gaussian_profile (remove), 1e6 points: ampbounds {ours:.3f} s, scipy Φ form {scipy_t:.3f} s "
           f"(ratio {ours / scipy_t:.2f}); direction='both' {both:.3f} s")
-    bounds.subsampled_gaussian_profile_inverse(1e-5, 1.0, 0.01)
-    inv = best(lambda: bounds.subsampled_gaussian_profile_inverse(np.full(1000, 1e-5), t[:1000], q[:1000]), repeat=1)
+    bounds.subsampled_gaussian_profile_inverse(1e-5, theta=1.0, rate=0.01)
+    inv = best(lambda: bounds.subsampled_gaussian_profile_inverse(np.full(1000, 1e-5), theta=t[:1000], rate=q[:1000]), repeat=1)
     print(f"subsampled_gaussian_profile_inverse ('both'), 1000 points: {inv * 1e3:.1f} ms")
 
 
@@ -106,10 +106,10 @@ def bench_dp_accounting(per_point: int = 10**4) -> None:
     n_max = 10**6
     e = rng.uniform(0, 10, n_max)
     t = np.exp(rng.uniform(np.log(0.1), np.log(10), n_max))
-    bounds.gaussian_profile(e[:10], t[:10])
+    bounds.gaussian_profile(e[:10], theta=t[:10])
     for n in (10**4, 10**5, 10**6):
-        ours = best(lambda: bounds.gaussian_profile(e[:n], t[:n]))
-        fixed = best(lambda: bounds.gaussian_profile(e[:n], 1.0))
+        ours = best(lambda: bounds.gaussian_profile(e[:n], theta=t[:n]))
+        fixed = best(lambda: bounds.gaussian_profile(e[:n], theta=1.0))
         theirs_fixed = best(lambda: plm.GaussianPrivacyLoss(1.0, 1.0).get_delta_for_epsilon(e[:n]), repeat=1)
         line = (f"gaussian_profile, {n:>7} points: ampbounds {ours * 1e3:8.1f} ms (fixed θ {fixed * 1e3:7.1f} ms); "
                 f"dp_accounting vectorised over ε at fixed θ {theirs_fixed * 1e3:8.1f} ms "
@@ -123,7 +123,7 @@ def bench_dp_accounting(per_point: int = 10**4) -> None:
         print(line)
     # agreement, T9
     n = 20000
-    ours = bounds.gaussian_profile(e[:n], t[:n])
+    ours = bounds.gaussian_profile(e[:n], theta=t[:n])
     theirs = np.array([plm.GaussianPrivacyLoss(1.0 / b, 1.0).get_delta_for_epsilon(float(a))
                        for a, b in zip(e[:n], t[:n])])
     for lo, hi in ((1e-6, 1.0), (1e-12, 1e-6), (1e-300, 1e-12)):
@@ -140,7 +140,7 @@ def bench_dp_accounting(per_point: int = 10**4) -> None:
     e2 = rng.uniform(0, 5, m)
     t2 = np.exp(rng.uniform(np.log(0.1), np.log(10), m))
     for direction, adj in (("remove", plm.AdjacencyType.REMOVE), ("add", plm.AdjacencyType.ADD)):
-        ours = bounds.subsampled_gaussian_profile(e2, t2, q, direction=direction)
+        ours = bounds.subsampled_gaussian_profile(e2, theta=t2, rate=q, direction=direction)
         theirs = np.array([plm.GaussianPrivacyLoss(1.0 / b, 1.0, sampling_prob=float(c), adjacency_type=adj)
                            .get_delta_for_epsilon(float(a)) for a, b, c in zip(e2, t2, q)])
         for lo, hi in ((1e-6, 1.0), (1e-12, 1e-6)):
@@ -154,7 +154,7 @@ def bench_dp_accounting(per_point: int = 10**4) -> None:
         np.exp(rng.uniform(np.log(1e-3), 0.0, m))
     ratios, below = [], 0
     for a, b, c in zip(e3, t3, q3):
-        g = bounds.poisson_substitution_profile(bounds.Gaussian(float(b)), float(a), float(c))
+        g = bounds.poisson_substitution_profile(bounds.Gaussian(theta=float(b)), float(a), float(c))
         exact = plm.GaussianPrivacyLoss(1.0 / b, 1.0, sampling_prob=float(c),
                                         adjacency_type=plm.AdjacencyType.REPLACE).get_delta_for_epsilon(g.epsilon)
         if exact > 1e-12:

@@ -55,11 +55,11 @@ def cases(n: int, rng: np.random.Generator) -> dict:
         "T2 without_replacement": (lambda: bounds.without_replacement(eps, delta, m, nn), t2_np),
         "T5 rate_change": (lambda: bounds.rate_change(eps, delta, rate, rate_to), t5_np),
         "T7 group_privacy": (lambda: bounds.group_privacy(eps_small, delta, k), t7_np),
-        "T9 gaussian_profile": (lambda: bounds.gaussian_profile(eps, theta), t9_scipy),
-        "T11 Gaussian both": (lambda: bounds.subsampled_gaussian_profile(eps, theta, q11), None),
-        "T11 Gaussian remove": (lambda: bounds.subsampled_gaussian_profile(eps, theta, q11, direction="remove"), None),
-        "T11 Gaussian add": (lambda: bounds.subsampled_gaussian_profile(eps, theta, q11, direction="add"), None),
-        "T11 Laplace both": (lambda: bounds.subsampled_laplace_profile(eps, theta, q11), None),
+        "T9 gaussian_profile": (lambda: bounds.gaussian_profile(eps, theta=theta), t9_scipy),
+        "T11 Gaussian both": (lambda: bounds.subsampled_gaussian_profile(eps, theta=theta, rate=q11), None),
+        "T11 Gaussian remove": (lambda: bounds.subsampled_gaussian_profile(eps, theta=theta, rate=q11, direction="remove"), None),
+        "T11 Gaussian add": (lambda: bounds.subsampled_gaussian_profile(eps, theta=theta, rate=q11, direction="add"), None),
+        "T11 Laplace both": (lambda: bounds.subsampled_laplace_profile(eps, theta=theta, rate=q11), None),
     }
 
 

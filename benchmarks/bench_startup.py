@@ -18,29 +18,29 @@ import sys
 
 FIRST_CALLS = {
     "poisson_subsampling": "bounds.poisson_subsampling(1.0, 1e-6, 0.01)",
-    "subsampled_gaussian_profile": "bounds.subsampled_gaussian_profile(1.0, 1.0, 0.01)",
+    "subsampled_gaussian_profile": "bounds.subsampled_gaussian_profile(1.0, theta=1.0, rate=0.01)",
     "without_replacement": "bounds.without_replacement(1.0, 1e-6, 10, 1000)",
     "with_replacement": "bounds.with_replacement(1.0, 1e-6, 10, 1000)",
     "rate_change": "bounds.rate_change(1.0, 1e-6, 0.1, 0.05)",
     "poisson_substitution": "bounds.poisson_substitution(1.0, 0.01, 1e-6, 1e-6)",
     "group_privacy": "bounds.group_privacy(1.0, 1e-6, 3)",
-    "laplace_profile": "bounds.laplace_profile(1.0, 1.0)",
-    "gaussian_profile": "bounds.gaussian_profile(1.0, 1.0)",
+    "laplace_profile": "bounds.laplace_profile(1.0, theta=1.0)",
+    "gaussian_profile": "bounds.gaussian_profile(1.0, theta=1.0)",
     "gaussian_sigma": "bounds.gaussian_sigma(1.0, 1e-6)",
-    "subsampled_laplace_profile": "bounds.subsampled_laplace_profile(1.0, 1.0, 0.01)",
-    "subsampled_gaussian_profile_inverse": "bounds.subsampled_gaussian_profile_inverse(1e-6, 1.0, 0.01)",
+    "subsampled_laplace_profile": "bounds.subsampled_laplace_profile(1.0, theta=1.0, rate=0.01)",
+    "subsampled_gaussian_profile_inverse": "bounds.subsampled_gaussian_profile_inverse(1e-6, theta=1.0, rate=0.01)",
     "deterministic_suppression": "bounds.deterministic_suppression(1.0, 1e-6, 3)",
     "outlier_score_suppression": "bounds.outlier_score_suppression(1.0, 1e-6, 0.1, 0.2)",
     "missing_data": "bounds.missing_data(1.0, 1e-6, 0.1)",
     "safe_k_anonymization_delta": "bounds.safe_k_anonymization_delta(10, 0.2, 2.0)",
     "poisson_subsampling_inverse": "bounds.poisson_subsampling_inverse(1.0, 1e-6, 0.01)",
-    "gaussian_profile_inverse": "bounds.gaussian_profile_inverse(1e-6, 1.0)",
+    "gaussian_profile_inverse": "bounds.gaussian_profile_inverse(1e-6, theta=1.0)",
 }
 
 STEADY = r"""
 import json, time, bounds
 calls = {"poisson_subsampling": lambda: bounds.poisson_subsampling(1.0, 1e-6, 0.01),
-         "subsampled_gaussian_profile": lambda: bounds.subsampled_gaussian_profile(1.0, 1.0, 0.01)}
+         "subsampled_gaussian_profile": lambda: bounds.subsampled_gaussian_profile(1.0, theta=1.0, rate=0.01)}
 out = {}
 for name, call in calls.items():
     t = time.process_time(); call(); first = time.process_time() - t

@@ -30,7 +30,7 @@ def main() -> None:
             ref = spec_delta("gaussian", direction, float(e), float(t), float(q))
             if ref < mp.mpf("1e-6"):
                 continue
-            ours = float(bounds.subsampled_gaussian_profile(float(e), float(t), float(q), direction=direction))
+            ours = float(bounds.subsampled_gaussian_profile(float(e), theta=float(t), rate=float(q), direction=direction))
             theirs = plm.GaussianPrivacyLoss(1.0 / t, 1.0, sampling_prob=float(q),
                                              adjacency_type=adj).get_delta_for_epsilon(float(e))
             count += 1

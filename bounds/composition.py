@@ -15,7 +15,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._core import is_scalar
+from ._arguments import integer, real_array, real_number
+from ._core import _fmt, is_scalar
 
 
 def _short(value: Any) -> str:
@@ -23,32 +24,20 @@ def _short(value: Any) -> str:
     return r if len(r) <= 40 else f"{r[:12]}…({len(r)} characters)"
 
 
-def _real(function: str, name: str, value: Any) -> float:
-    """``value`` as a float, or a ValueError naming the function and parameter (strings, bytes, None and
-    integers beyond the float range are refused rather than parsed or overflowing)."""
-    if isinstance(value, (str, bytes)) or value is None:
-        raise ValueError(f"{function}: {name} = {value!r} is not a real number")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{function}: {name} = {value!r} is not a real number") from None
-    except OverflowError:
-        raise ValueError(f"{function}: {name} = {_short(value)} is outside the float range") from None
+def _real(function: str, name: str, value: Any, **domain: Any) -> float:
+    """``value`` as one float in ``domain`` (``_arguments.real_number``'s keywords), or a ``ValueError`` (a
+    ``ParameterTypeError`` for bools, strings, ``None``, complex numbers) naming the function and parameter."""
+    return real_number(function, name, value, **domain)
+
+
 from .mechanisms import EpsDelta, Gaussian, Laplace
 from ._dask import refuses_dask
 
 
 def _real_array(function: str, name: str, value: Any) -> np.ndarray:
-    """``value`` as a float64 array; strings and out-of-range integers refused with a ValueError."""
-    try:
-        raw = np.asarray(value)
-        if raw.dtype.kind in "USV":
-            raise ValueError
-        return np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{function}: {name} = {value!r} is not a real number (or array of them)") from None
-    except OverflowError:
-        raise ValueError(f"{function}: {name} = {_short(value)} is outside the float range") from None
+    """``value`` as a float64 array; bools, strings, complex numbers, ``None`` and integers float64 cannot
+    hold exactly refused (``_arguments.real_array``)."""
+    return real_array(function, name, value)
 
 
 class Sandwich(NamedTuple):
@@ -96,13 +85,19 @@ class PoissonSampled:
     Examples
     --------
     >>> import bounds
-    >>> step = bounds.PoissonSampled(bounds.Gaussian(1.0), 0.01)
-    >>> step == bounds.poisson_sampled(bounds.Gaussian(1.0), 0.01)
+    >>> step = bounds.PoissonSampled(bounds.Gaussian(theta=1.0), 0.01)
+    >>> step == bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 0.01)
     True
     """
 
     mechanism: Gaussian | Laplace | EpsDelta
     rate: float
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.mechanism, (Gaussian, Laplace, EpsDelta)):
+            raise TypeError(f"PoissonSampled: mechanism must be Gaussian, Laplace or EpsDelta, not "
+                            f"{type(self.mechanism).__name__}")
+        object.__setattr__(self, "rate", _real("PoissonSampled", "rate", self.rate, low=0.0, high=1.0))
 
 
 @refuses_dask
@@ -140,10 +135,7 @@ def poisson_sampled(mechanism: Gaussian | Laplace | EpsDelta, rate: float) -> Po
     """
     if not isinstance(mechanism, (Gaussian, Laplace, EpsDelta)):
         raise TypeError(f"poisson_sampled: mechanism must be Gaussian, Laplace or EpsDelta, not {type(mechanism).__name__}")
-    r = _real("poisson_sampled", "rate", rate)
-    if not (0.0 <= r <= 1.0) or math.isnan(r):
-        raise ValueError(f"poisson_sampled: rate = {r!r} is outside its domain [0, 1]")
-    return PoissonSampled(mechanism, r)
+    return PoissonSampled(mechanism, _real("poisson_sampled", "rate", rate, low=0.0, high=1.0))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -168,20 +160,9 @@ MAX_STEPS_WORK = 2e8  # dpsgd_max_steps: work limit in nodes × log₂ T units (
 WIDTH_CONSTANT = 40.0  # model of the ε-width: ≈ WIDTH_CONSTANT·√T·h²·(1 + 1/θ-spread); refined by measuring
 
 
-def _check_count(function: str, count: Any) -> int:
-    if isinstance(count, bool):
-        raise ValueError(f"{function}: count = {count!r} must be an integer ≥ 1")
-    if isinstance(count, int) and count > MAX_STEPS:
-        raise ValueError(f"{function}: count = {_short(count)} exceeds the supported {MAX_STEPS:.0e} steps")
-    c = _real(function, "count", count)
-    if not math.isfinite(c) or c != int(c):
-        raise ValueError(f"{function}: count = {count!r} must be an integer ≥ 1 (number of steps)")
-    c = int(c)
-    if c < 1:
-        raise ValueError(f"{function}: count = {c} must be ≥ 1 (a composition of zero steps is the identity)")
-    if c > MAX_STEPS:
-        raise ValueError(f"{function}: count = {c} exceeds the supported {MAX_STEPS:.0e} steps")
-    return c
+def _check_count(function: str, count: Any, name: str = "count") -> int:
+    """A number of steps: an integer in [1, MAX_STEPS] (numpy integers and integral floats accepted)."""
+    return integer(function, name, count, low=1, high=MAX_STEPS, what="number of steps")
 
 
 def _kind(function: str, mechanism: Any) -> tuple:
@@ -258,7 +239,7 @@ class Composition:
     Examples
     --------
     >>> import bounds
-    >>> comp = bounds.Composition([(bounds.Gaussian(0.5), 4)], tolerance=1e-2)   # = compose(...)
+    >>> comp = bounds.Composition([(bounds.Gaussian(theta=0.5), 4)], tolerance=1e-2)   # = compose(...)
     >>> s = comp.delta(1.0)              # 4 × Gaussian(0.5) = Gaussian(1): exact δ(1) = 0.126936737...
     >>> s.lower <= 0.1269367375 <= s.upper
     True
@@ -268,10 +249,7 @@ class Composition:
 
     def __init__(self, steps: Sequence, tolerance: float = 1e-3):
         function = "compose"
-        tol = _real(function, "tolerance", tolerance)
-        if not (tol > 0.0) or not math.isfinite(tol):
-            raise ValueError(f"{function}: tolerance = {tolerance!r} must lie in (0, inf) (target width of the "
-                             "ε sandwich)")
+        tol = _real(function, "tolerance", tolerance, low=0.0, low_open=True, finite=True)
         if tol < 1e-7:
             raise ValueError(f"{function}: tolerance = {tol!r} is not reachable: the floating-point floor of "
                              "the certified ε width is about 1e-7 (grid ≤ 2^23 nodes, FFT error); use ≥ 1e-7")
@@ -569,7 +547,7 @@ class Composition:
         Parameters
         ----------
         epsilon : array_like
-            ε ∈ ℝ (finite or +inf).
+            ε ∈ [−inf, inf] (δ(−inf) = 1, δ(inf) = the mass at infinite loss).
 
         Returns
         -------
@@ -581,11 +559,15 @@ class Composition:
         ValueError
             If ε is NaN.
         """
-        _C()  # numeric.composition imported (kernels compiled or loaded) before the grids are built
         scalar = is_scalar(epsilon)
         e = _real_array("Composition.delta", "epsilon", epsilon)
         if np.isnan(e).any():
-            raise ValueError("Composition.delta: epsilon is NaN")
+            where = tuple(int(i) for i in np.argwhere(np.isnan(e))[0])
+            index = "" if e.ndim == 0 else f"[{', '.join(map(str, where))}]"
+            raise ValueError(f"Composition.delta: epsilon{index} is NaN; it must lie in [-inf, inf]")
+        if e.size == 0:
+            return Sandwich(np.empty(e.shape), np.empty(e.shape))
+        _C()  # numeric.composition imported (kernels compiled or loaded) before the grids are built
 
         memo: dict = {}
 
@@ -628,8 +610,14 @@ class Composition:
         """
         scalar = is_scalar(delta)
         d = _real_array("Composition.epsilon", "delta", delta)
-        if np.isnan(d).any() or (d <= 0).any() or (d >= 1).any():
-            raise ValueError(f"Composition.epsilon: delta = {delta!r} must lie in (0, 1)")
+        bad = np.isnan(d) | (d <= 0) | (d >= 1)
+        if bad.any():
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            index = "" if d.ndim == 0 else f"[{', '.join(map(str, where))}]"
+            value = "NaN" if math.isnan(d[where]) else f"= {_fmt(float(d[where]))}"
+            raise ValueError(f"Composition.epsilon: delta{index} {value} is outside its domain (0, 1)")
+        if d.size == 0:  # nothing to compute (and no grid to build)
+            return Sandwich(np.empty(d.shape), np.empty(d.shape))
 
         memo: dict = {}
 
@@ -666,7 +654,7 @@ def compose(steps: Sequence, *, tolerance: float = 1e-3) -> Composition:
     Doroshenko et al. 2022; Ghazi et al. 2022; Dong, Roth, Su 2022 for dominance).
 
     Add/remove relation: for Poisson-subsampled steps the REMOVE and ADD directions are composed separately
-    and the worse is reported (every step sees the same direction).  Plain ``Gaussian(θ)``/``Laplace(θ)``
+    and the worse is reported (every step sees the same direction).  Plain ``Gaussian(theta=θ)``/``Laplace(theta=θ)``
     (θ = Δ/σ resp. Δ/b; a DP-SGD noise multiplier σ is ``Gaussian.from_noise_multiplier(σ)``, θ = 1/σ) and
     ``EpsDelta(ε, δ)`` (its four-atom randomized-response pair) are symmetric.
 
@@ -706,11 +694,8 @@ def compose(steps: Sequence, *, tolerance: float = 1e-3) -> Composition:
 # ----------------------------------------------------------------------------------------------------
 
 def _check_budget(function: str, epsilon: Any, delta: Any) -> tuple[float, float]:
-    e, d = _real(function, "epsilon", epsilon), _real(function, "delta", delta)
-    if not (e >= 0.0 and math.isfinite(e)):
-        raise ValueError(f"{function}: epsilon = {epsilon!r} must lie in [0, inf)")
-    if not (0.0 < d < 1.0):
-        raise ValueError(f"{function}: delta = {delta!r} must lie in (0, 1)")
+    e = _real(function, "epsilon", epsilon, low=0.0, finite=True)
+    d = _real(function, "delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     if e > 100.0:
         raise ValueError(f"{function}: epsilon = {e!r} is outside the supported [0, 100]")
     if d < 1e-12:
@@ -722,14 +707,14 @@ def _dpsgd_delta(sigma: float, rate: float, steps: int, epsilon: float, h: float
     g = Gaussian.from_noise_multiplier(sigma)
     # only the side asked for is needed: a plain Gaussian at θ rounded up (upper) or down (lower)
     theta = g.theta if side == "upper" else g.theta_lower
-    comp = Composition([(poisson_sampled(Gaussian(theta), rate), steps)])
+    comp = Composition([(poisson_sampled(Gaussian(theta=theta), rate), steps)])
     lo, hi = comp._delta_at(h, epsilon)
     return hi if side == "upper" else lo
 
 
 def _grid_for(rate: float, steps: int, tolerance: float, theta: float = 1.0) -> float:
     # the grid compose() would choose for this σ (θ = 1/σ; σ = 1 where σ is still being searched)
-    probe = Composition([(poisson_sampled(Gaussian(theta), rate), steps)], tolerance=tolerance)
+    probe = Composition([(poisson_sampled(Gaussian(theta=theta), rate), steps)], tolerance=tolerance)
     return probe._h
 
 
@@ -799,8 +784,8 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int
         # q·√T/δ, far outside what a privacy-loss grid resolves; and it is not what DP-SGD users calibrate
         raise ValueError(f"{function}: epsilon = 0 is a degenerate budget (δ(0) is the total-variation "
                          "distance; the noise it needs grows like 1/δ); give epsilon > 0")
-    q = poisson_sampled(Gaussian(1.0), rate).rate
-    t = _check_count(function, steps)
+    q = poisson_sampled(Gaussian(theta=1.0), rate).rate
+    t = _check_count(function, steps, "steps")
     h = _grid_for(q, t, tolerance)
     certified: list[float] = []
 
@@ -907,10 +892,10 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
     """
     function = "dpsgd_max_steps"
     e, d = _check_budget(function, epsilon, delta)
-    q = poisson_sampled(Gaussian(1.0), rate).rate
-    Gaussian.from_noise_multiplier(noise_multiplier)  # validates σ
-    s = _real(function, "noise_multiplier", noise_multiplier)
-    cap = _check_count(function, max_steps)
+    q = poisson_sampled(Gaussian(theta=1.0), rate).rate
+    s = _real(function, "noise_multiplier", noise_multiplier, low=0.0, low_open=True, finite=True)
+    Gaussian.from_noise_multiplier(s)  # θ = 1/σ must be a positive finite double
+    cap = _check_count(function, max_steps, "max_steps")
 
     spent = [0.0]
 
@@ -918,7 +903,7 @@ def dpsgd_max_steps(epsilon: float, delta: float, rate: float, noise_multiplier:
         h = _grid_for(q, t, tolerance)  # the σ = 1 grid: with the actual σ's (finer) grid, σ = 30 took 195 s
         # a bound on the work (issue 19: (1, 1 − 1e-16, 0.05, 1.5) ran 282 s, then failed): the cost of one
         # certified evaluation grows like nodes × log₂ T (measured ≈ 4e6–7e6 such units per CPU second)
-        need = Composition([(poisson_sampled(Gaussian(1.0), q), t)], tolerance=tolerance)._estimate_nodes(h)
+        need = Composition([(poisson_sampled(Gaussian(theta=1.0), q), t)], tolerance=tolerance)._estimate_nodes(h)
         cost = need * max(1.0, math.log2(t))
         # refused before the work is done: the evaluation itself and the ≈ log₂ T bisection steps that
         # follow at a similar T must fit (not only what was spent so far)

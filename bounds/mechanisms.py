@@ -1,6 +1,6 @@
 """Mechanisms described by their privacy profiles, and the amplification theorems applied to them.
 
-A small vocabulary: ``Laplace(theta)``, ``Gaussian(theta)`` (θ = Δ/b or Δ/σ) and ``EpsDelta(epsilon, delta)``
+A small vocabulary: ``Laplace(theta=θ)``, ``Gaussian(theta=θ)`` (θ = Δ/b or Δ/σ, keyword-only) and ``EpsDelta(epsilon, delta)``
 for a bare guarantee.  Each has ``profile(ε)`` (an upper bound on δ_M(ε), rounded up) and
 ``group_profile(ε, k)``: the *white-box* group profile θ → kθ for Laplace/Gaussian (exact: a group of k
 shifts the mean by kΔ), the black-box SPEC T7 form (e^ε − 1)/(e^{ε/k} − 1)·δ_M(ε/k) of the implied
@@ -54,13 +54,13 @@ def _check_k(k: Any, function: str = "group_profile") -> int:
     return int(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _ShiftedNoise:
     """Additive noise whose pair at distance k is the base pair with θ → kθ (white-box group profile).
 
     ``theta`` is an upper bound on the exact θ (what every upper bound uses: δ grows with θ);
     ``theta_lower`` a lower bound on it (what certified *lower* bounds use: ``compose``'s lower side,
-    ``crosscheck``'s "invalid" verdict).  They are equal for ``Gaussian(θ)``/``Laplace(θ)`` given θ itself;
+    ``crosscheck``'s "invalid" verdict).  They are equal for ``Gaussian(theta=θ)``/``Laplace(theta=θ)`` given θ itself;
     ``Gaussian.from_noise_multiplier(σ)`` and ``Laplace.from_scale(b, Δ)`` keep 1/σ resp. Δ/b rounded both
     ways, so a lower bound is never raised by the one-ulp rounding of θ.
     """
@@ -82,7 +82,7 @@ class _ShiftedNoise:
         """Upper bound on δ(ε), rounded up."""
         from . import profiles
 
-        return getattr(profiles, self._profile)(epsilon, self.theta)
+        return getattr(profiles, self._profile)(epsilon, theta=self.theta)
 
     def group(self, k: int) -> "_ShiftedNoise":
         """The same noise on a group of k records (white box): θ → kθ (rounded up; the lower side down)."""
@@ -90,7 +90,7 @@ class _ShiftedNoise:
         if k == 1:
             return self
         lower = float(np.nextafter(k * self.theta_lower, 0.0))
-        return type(self)(_times_k_up(self.theta, k))._with_lower(lower)
+        return type(self)(theta=_times_k_up(self.theta, k))._with_lower(lower)
 
     def group_profile(self, epsilon: ArrayLike, k: int) -> Any:
         """Upper bound on δ_{M,k}(ε) = δ_{kθ}(ε), rounded up."""
@@ -98,23 +98,21 @@ class _ShiftedNoise:
 
 
 def _check_positive(function: str, name: str, value: Any) -> float:
-    if isinstance(value, (str, bytes)):
-        raise ValueError(f"{function}: {name} = {value!r} is not a real number")
+    """One positive finite real number (bools, strings, complex numbers, integers float64 cannot hold
+    exactly refused: ``_arguments.real_number``)."""
+    from ._arguments import ParameterTypeError, real_number
+
     try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{function}: {name} = {value!r} is not a real number") from None
-    except OverflowError:
-        raise ValueError(f"{function}: {name} is an integer beyond the float range (must lie in (0, inf))") from None
-    if math.isnan(v):
-        raise ValueError(f"{function}: {name} is NaN; it must lie in (0, inf)")
-    if not (v > 0.0 and math.isfinite(v)):
-        raise ValueError(f"{function}: {name} = {v!r} must lie in (0, inf)"
-                         + (" (no noise: the mechanism is not private)" if v == 0.0 else ""))
-    return v
+        return real_number(function, name, value, low=0.0, low_open=True, finite=True)
+    except ParameterTypeError:
+        raise
+    except ValueError as exc:
+        if isinstance(value, (int, float, np.integer, np.floating)) and value == 0:
+            raise ValueError(f"{exc} (no noise: the mechanism is not private)") from None
+        raise
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Laplace(_ShiftedNoise):
     """Laplace mechanism with θ = Δ/b (L1 sensitivity Δ, noise Lap(b)); profile SPEC T8.
 
@@ -130,9 +128,9 @@ class Laplace(_ShiftedNoise):
     Examples
     --------
     >>> import bounds
-    >>> round(bounds.Laplace(1.0).profile(0.5), 12)   # δ(ε) = 1 − e^{(ε − θ)/2}
+    >>> round(bounds.Laplace(theta=1.0).profile(0.5), 12)   # δ(ε) = 1 − e^{(ε − θ)/2}
     0.221199216929
-    >>> bounds.Laplace(1.0).group(2).theta >= 2.0          # kθ, rounded up
+    >>> bounds.Laplace(theta=1.0).group(2).theta >= 2.0          # kθ, rounded up
     True
     """
 
@@ -177,10 +175,10 @@ class Laplace(_ShiftedNoise):
         except ValueError:
             raise ValueError(f"Laplace.from_scale: θ = sensitivity/b = {d!r}/{b!r} is not a positive finite "
                              "double (underflow: no usable signal; overflow: no privacy)") from None
-        return cls(hi)._with_lower(lo)
+        return cls(theta=hi)._with_lower(lo)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Gaussian(_ShiftedNoise):
     """Gaussian mechanism with θ = Δ/σ (L2 sensitivity Δ, noise N(0, σ²I)); profile SPEC T9 (analytic).
 
@@ -200,7 +198,7 @@ class Gaussian(_ShiftedNoise):
     Examples
     --------
     >>> import bounds
-    >>> g = bounds.Gaussian(0.5)                         # noise multiplier 2
+    >>> g = bounds.Gaussian(theta=0.5)                         # noise multiplier 2
     >>> g.profile(1.0) == bounds.gaussian_profile(1.0, noise_multiplier=2.0)
     True
     >>> round(bounds.poisson_subsampling_profile(g, 1.0, 0.01).delta, 12)
@@ -248,7 +246,7 @@ class Gaussian(_ShiftedNoise):
         except ValueError:
             raise ValueError(f"Gaussian.from_noise_multiplier: sigma = {s!r}: θ = 1/sigma is not a positive "
                              "finite double (sigma too small: no privacy; too large: underflow)") from None
-        return cls(hi)._with_lower(lo)
+        return cls(theta=hi)._with_lower(lo)
 
 
 @dataclass(frozen=True)
@@ -283,12 +281,13 @@ class EpsDelta:
     delta: float
 
     def __post_init__(self) -> None:
-        checked = validate("EpsDelta", "T1", epsilon=self.epsilon, delta=self.delta)
         for name in ("epsilon", "delta"):
-            if checked[name].ndim != 0:
-                raise ValueError(f"EpsDelta: {name} must be a single number, got shape {checked[name].shape}")
-        object.__setattr__(self, "epsilon", float(self.epsilon))
-        object.__setattr__(self, "delta", float(self.delta))
+            if np.ndim(real("EpsDelta", name, getattr(self, name))) != 0:
+                raise ValueError(f"EpsDelta: {name} must be a single number, got shape "
+                                 f"{np.shape(getattr(self, name))}")
+        checked = validate("EpsDelta", "T1", epsilon=self.epsilon, delta=self.delta)
+        object.__setattr__(self, "epsilon", float(checked["epsilon"]))
+        object.__setattr__(self, "delta", float(checked["delta"]))
 
     def profile(self, epsilon: ArrayLike) -> Any:
         """Upper bound on the implied profile at ε ≥ 0, rounded up (a few ulps), at most 1."""
@@ -323,7 +322,7 @@ Mechanism = Union[Laplace, Gaussian, EpsDelta]
 
 def _check_mechanism(function: str, mechanism: Any) -> None:
     if not isinstance(mechanism, (Laplace, Gaussian, EpsDelta)):
-        raise ValueError(f"{function}: mechanism = {mechanism!r} must be Laplace(theta), Gaussian(theta) or "
+        raise ValueError(f"{function}: mechanism = {mechanism!r} must be Laplace(theta=...), Gaussian(theta=...) or "
                          "EpsDelta(epsilon, delta)")
 
 
@@ -367,8 +366,8 @@ def poisson_subsampling_profile(mechanism: Mechanism, epsilon: ArrayLike, rate: 
     Examples
     --------
     >>> import bounds
-    >>> g = bounds.poisson_subsampling_profile(bounds.Gaussian(1.0), 1.0, 0.1)
-    >>> g.delta >= 0.1 * bounds.gaussian_profile(1.0, 1.0)
+    >>> g = bounds.poisson_subsampling_profile(bounds.Gaussian(theta=1.0), 1.0, 0.1)
+    >>> g.delta >= 0.1 * bounds.gaussian_profile(1.0, theta=1.0)
     True
     """
     _check_mechanism("poisson_subsampling_profile", mechanism)
@@ -415,8 +414,8 @@ def without_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: Arr
     Examples
     --------
     >>> import bounds
-    >>> g = bounds.without_replacement_profile(bounds.Laplace(1.0), 0.5, 10, 100)
-    >>> round(g.delta, 12) >= round(0.1 * bounds.laplace_profile(0.5, 1.0), 12)
+    >>> g = bounds.without_replacement_profile(bounds.Laplace(theta=1.0), 0.5, 10, 100)
+    >>> round(g.delta, 12) >= round(0.1 * bounds.laplace_profile(0.5, theta=1.0), 12)
     True
     """
     _check_mechanism("without_replacement_profile", mechanism)
@@ -474,7 +473,7 @@ def with_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayL
     Examples
     --------
     >>> import bounds
-    >>> g = bounds.with_replacement_profile(bounds.Gaussian(1 / 0.7), 0.1, 3, 4)
+    >>> g = bounds.with_replacement_profile(bounds.Gaussian(theta=1 / 0.7), 0.1, 3, 4)
     >>> round(g.delta, 4)
     0.3445
     """

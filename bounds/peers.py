@@ -217,7 +217,7 @@ def run_peers(spec: dict, target: Any, *, peers: Any = None, timeout: float = 12
 
     Returns one ``PeerResult`` per requested peer (installed or not), in ``PEERS`` order.
     """
-    from .crosschecking import crosscheck
+    from .verdicts import crosscheck
 
     names = list(PEERS if peers is None else peers)
     for p in names:

@@ -90,7 +90,7 @@ def poisson_substitution_profile(mechanism: Any, epsilon: ArrayLike, rate: Array
     add/remove).  The substitute profile δ^{(s)} is
 
     - ``substitute.profile(ε)`` when ``substitute`` is given (a mechanism object describing the same
-      mechanism under substitution, e.g. ``Gaussian(Δ_s/σ)`` with Δ_s the substitute sensitivity — for a
+      mechanism under substitution, e.g. ``Gaussian(theta=Δ_s/σ)`` with Δ_s the substitute sensitivity — for a
       sum of values in [0, 1], Δ_s = Δ = 1, which is much tighter than the default);
     - otherwise the group profile at distance 2, ``mechanism.group_profile(ε, 2)``: a substitution is a
       removal followed by an addition, so substitute neighbours are at add/remove distance ≤ 2 and the
@@ -127,8 +127,8 @@ def poisson_substitution_profile(mechanism: Any, epsilon: ArrayLike, rate: Array
     Examples
     --------
     >>> import bounds
-    >>> g = bounds.poisson_substitution_profile(bounds.Gaussian(1.0), 1.0, 0.1)
-    >>> g_s = bounds.poisson_substitution_profile(bounds.Gaussian(1.0), 1.0, 0.1, substitute=bounds.Gaussian(1.0))
+    >>> g = bounds.poisson_substitution_profile(bounds.Gaussian(theta=1.0), 1.0, 0.1)
+    >>> g_s = bounds.poisson_substitution_profile(bounds.Gaussian(theta=1.0), 1.0, 0.1, substitute=bounds.Gaussian(theta=1.0))
     >>> g_s.delta < g.delta
     True
     """

@@ -12,7 +12,7 @@ from ._dask import supports_dask
 
 
 @supports_dask(pair=False)
-def laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
+def laplace_profile(epsilon: ArrayLike, *, theta: ArrayLike | None = None,
                     noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Privacy profile δ_θ(ε) of the Laplace mechanism (SPEC T8).
 
@@ -54,9 +54,9 @@ def laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
     Examples
     --------
     >>> import bounds
-    >>> bounds.laplace_profile(1.0, 1.0)
+    >>> bounds.laplace_profile(1.0, theta=1.0)
     0.0
-    >>> round(bounds.laplace_profile(0.0, 2.0), 12)
+    >>> round(bounds.laplace_profile(0.0, theta=2.0), 12)
     0.632120558829
     """
     theta = theta_of("laplace_profile", theta, noise_multiplier)
@@ -64,7 +64,7 @@ def laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
 
 
 @supports_dask(pair=False)
-def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
+def laplace_profile_inverse(delta: ArrayLike, *, theta: ArrayLike | None = None,
                             noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ_θ(ε) ≤ δ for the Laplace mechanism (SPEC T8 inverse).
 
@@ -101,7 +101,7 @@ def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
     Examples
     --------
     >>> import bounds
-    >>> bounds.laplace_profile_inverse(0.0, 1.0)
+    >>> bounds.laplace_profile_inverse(0.0, theta=1.0)
     1.0
     """
     theta = theta_of("laplace_profile_inverse", theta, noise_multiplier)
@@ -109,7 +109,7 @@ def laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
 
 
 @supports_dask(pair=False)
-def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
+def gaussian_profile(epsilon: ArrayLike, *, theta: ArrayLike | None = None,
                      noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Privacy profile δ_θ(ε) of the Gaussian mechanism, the analytic Gaussian (SPEC T9).
 
@@ -155,7 +155,7 @@ def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
     Examples
     --------
     >>> import bounds
-    >>> d = bounds.gaussian_profile(1.0, 1.0)
+    >>> d = bounds.gaussian_profile(1.0, theta=1.0)
     >>> round(d, 12)
     0.126936737507
     """
@@ -164,7 +164,7 @@ def gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, *,
 
 
 @supports_dask(pair=False)
-def gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *,
+def gaussian_profile_inverse(delta: ArrayLike, *, theta: ArrayLike | None = None,
                              noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ_θ(ε) ≤ δ for the Gaussian mechanism ("ε at δ = 1e-5"; SPEC T9 inverse).
 
@@ -202,8 +202,8 @@ def gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, *
     Examples
     --------
     >>> import bounds
-    >>> e = bounds.gaussian_profile_inverse(1e-5, 0.5)
-    >>> bounds.gaussian_profile(e, 0.5) <= 1e-5
+    >>> e = bounds.gaussian_profile_inverse(1e-5, theta=0.5)
+    >>> bounds.gaussian_profile(e, theta=0.5) <= 1e-5
     True
     """
     theta = theta_of("gaussian_profile_inverse", theta, noise_multiplier)
@@ -256,7 +256,7 @@ def gaussian_sigma(epsilon: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike 
     >>> s = bounds.gaussian_sigma(1.0, 1e-5)
     >>> round(s, 6)
     3.730632
-    >>> bounds.gaussian_profile(1.0, 1.0 / s) <= 1e-5
+    >>> bounds.gaussian_profile(1.0, theta=1.0 / s) <= 1e-5
     True
     """
     return value("gaussian_sigma", "T10", "sigma", epsilon=epsilon, delta=delta, sensitivity=sensitivity)

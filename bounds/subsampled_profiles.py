@@ -54,7 +54,7 @@ def _both(mechanism: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
 
 
 @supports_dask(pair=False)
-def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
+def subsampled_gaussian_profile(epsilon: ArrayLike, *, theta: ArrayLike | None = None, rate: ArrayLike | None = None,
                                 direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Exact privacy profile of the Poisson-subsampled Gaussian mechanism, one step (SPEC T11).
 
@@ -111,10 +111,10 @@ def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = No
     Examples
     --------
     >>> import bounds
-    >>> d = bounds.subsampled_gaussian_profile(1.0, 1.0, 0.1, direction="remove")
+    >>> d = bounds.subsampled_gaussian_profile(1.0, theta=1.0, rate=0.1, direction="remove")
     >>> round(d, 15)
     0.000207121486021
-    >>> abs(bounds.subsampled_gaussian_profile(0.5, 1.0, 1.0) / bounds.gaussian_profile(0.5, 1.0) - 1) < 1e-13
+    >>> abs(bounds.subsampled_gaussian_profile(0.5, theta=1.0, rate=1.0) / bounds.gaussian_profile(0.5, theta=1.0) - 1) < 1e-13
     True
     """
     required("subsampled_gaussian_profile", rate=rate)
@@ -124,7 +124,7 @@ def subsampled_gaussian_profile(epsilon: ArrayLike, theta: ArrayLike | None = No
 
 
 @supports_dask(pair=False)
-def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
+def subsampled_laplace_profile(epsilon: ArrayLike, *, theta: ArrayLike | None = None, rate: ArrayLike | None = None,
                                direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Exact privacy profile of the Poisson-subsampled Laplace mechanism, one step (SPEC T11).
 
@@ -178,9 +178,9 @@ def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = Non
     Examples
     --------
     >>> import bounds
-    >>> bounds.subsampled_laplace_profile(2.0, 1.0, 0.5)
+    >>> bounds.subsampled_laplace_profile(2.0, theta=1.0, rate=0.5)
     0.0
-    >>> round(bounds.subsampled_laplace_profile(0.1, 1.0, 0.5, direction="remove"), 12)
+    >>> round(bounds.subsampled_laplace_profile(0.1, theta=1.0, rate=0.5, direction="remove"), 12)
     0.166361019098
     """
     required("subsampled_laplace_profile", rate=rate)
@@ -190,7 +190,7 @@ def subsampled_laplace_profile(epsilon: ArrayLike, theta: ArrayLike | None = Non
 
 
 @supports_dask(pair=False)
-def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
+def subsampled_gaussian_profile_inverse(delta: ArrayLike, *, theta: ArrayLike | None = None, rate: ArrayLike | None = None,
                                         direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ(ε) ≤ δ for the Poisson-subsampled Gaussian (SPEC T11 inverse; "ε at δ = 1e-5").
 
@@ -234,8 +234,8 @@ def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | Non
     Examples
     --------
     >>> import bounds
-    >>> e = bounds.subsampled_gaussian_profile_inverse(1e-5, 1.0, 0.01)
-    >>> bounds.subsampled_gaussian_profile(e, 1.0, 0.01) <= 1e-5
+    >>> e = bounds.subsampled_gaussian_profile_inverse(1e-5, theta=1.0, rate=0.01)
+    >>> bounds.subsampled_gaussian_profile(e, theta=1.0, rate=0.01) <= 1e-5
     True
     """
     required("subsampled_gaussian_profile_inverse", rate=rate)
@@ -245,7 +245,7 @@ def subsampled_gaussian_profile_inverse(delta: ArrayLike, theta: ArrayLike | Non
 
 
 @supports_dask(pair=False)
-def subsampled_laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None = None, rate: ArrayLike | None = None, *,
+def subsampled_laplace_profile_inverse(delta: ArrayLike, *, theta: ArrayLike | None = None, rate: ArrayLike | None = None,
                                        direction: str = "both", noise_multiplier: ArrayLike | None = None) -> Any:
     r"""Smallest ε with δ(ε) ≤ δ for the Poisson-subsampled Laplace (SPEC T11 inverse).
 
@@ -285,7 +285,7 @@ def subsampled_laplace_profile_inverse(delta: ArrayLike, theta: ArrayLike | None
     Examples
     --------
     >>> import math, bounds
-    >>> e = bounds.subsampled_laplace_profile_inverse(0.0, 1.0, 0.5, direction="remove")
+    >>> e = bounds.subsampled_laplace_profile_inverse(0.0, theta=1.0, rate=0.5, direction="remove")
     >>> e >= math.log(0.5 + 0.5 * math.e) and e - math.log(0.5 + 0.5 * math.e) < 1e-14
     True
     """

@@ -61,27 +61,111 @@ def _import_numba() -> None:
         arraymath._HAVE_BLAS = importlib.util.find_spec("scipy") is not None
 
 
+def _writable(directory: str) -> bool:
+    """Whether ``directory`` can be created and written (numba's own test: make it, open a temporary file)."""
+    import tempfile
+
+    try:
+        os.makedirs(directory, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError:
+        return False
+    return True
+
+
+_PRIVATE_CACHE: str | None = None
+
+
+def _private_cache() -> str | None:
+    """A fresh temporary directory for this process only, removed at exit: no persistent cache."""
+    global _PRIVATE_CACHE
+    if _PRIVATE_CACHE is None:
+        import atexit
+        import shutil
+        import tempfile
+
+        try:
+            _PRIVATE_CACHE = tempfile.mkdtemp(prefix="ampbounds-numba-")
+        except OSError:
+            return None
+        atexit.register(shutil.rmtree, _PRIVATE_CACHE, True)
+    return _PRIVATE_CACHE
+
+
+def cache_directories() -> list[str]:
+    """Where the numba cache may live, in order of preference: ``$XDG_CACHE_HOME`` (or ``~/.cache``)
+    ``/ampbounds-numba/<source hash>``, then ``<temp dir>/ampbounds-numba-<uid>/<source hash>``."""
+    import tempfile
+
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    digest = source_hash()
+    candidates = [base / "ampbounds-numba" / digest]
+    try:
+        shared = Path(tempfile.gettempdir()) / f"ampbounds-numba-{user}"
+        if _private_to_us(shared):
+            candidates.append(shared / digest)
+    except OSError:  # no usable temporary directory at all
+        pass
+    return [str(c) for c in candidates]
+
+
+def _private_to_us(directory: Path) -> bool:
+    """``directory`` (in a shared temporary directory) exists or is created with mode 0700, is ours and is not
+    writable by others: compiled code loaded from a cache another user could write would be theirs to choose."""
+    try:
+        directory.mkdir(mode=0o700, exist_ok=True)
+        info = directory.stat()
+    except OSError:
+        return False
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return False
+    return not info.st_mode & 0o022
+
+
 def _configure_cache() -> None:
-    """Point numba's cache at the hashed directory, before any ``@njit(cache=True)`` of this package exists.
+    """Point numba's cache at a writable directory outside the package, before any ``@njit(cache=True)`` of
+    this package exists.
 
     numba picks a function's cache locator when the decorator runs (at import of the defining module), so this
     runs when ``numeric`` itself is imported, which precedes every ``numeric.*`` submodule; configured any later
     (say, at the first kernel call), functions decorated earlier would be cached in-tree under
     ``numeric/__pycache__`` (site-packages, possibly read-only).  numba is not imported here: if it is not loaded
-    yet, the environment variable it reads at import is set instead.
+    yet, the environment variables it reads at import are set instead.
+
+    Never the package tree (issue 19): when the chosen directory cannot be written, numba would silently fall
+    back to ``numeric/__pycache__``, where an edited inlined helper then served stale compiled code next to
+    fresh plain-Python results.  So the directory is tested first (the user's ``NUMBA_CACHE_DIR``, else
+    :func:`cache_directories` in order); if none is writable, a private temporary directory removed at exit
+    (compiled code is not kept across processes: caching off in effect).  numba's locators are restricted
+    to the chosen directory (``NUMBA_CACHE_LOCATOR_CLASSES=UserProvidedCacheLocator``) unless the user set
+    them.
     """
     inherited = os.environ.get("NUMBA_CACHE_DIR")
-    if inherited and inherited != os.environ.get(_AUTO):  # the user's choice (not one a parent process made)
-        return
     numba_config = sys.modules.get("numba.core.config")
-    if numba_config is not None and numba_config.CACHE_DIR:
-        return
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    directory = str(base / "ampbounds-numba" / source_hash())
+    if numba_config is not None and numba_config.CACHE_DIR and numba_config.CACHE_DIR != os.environ.get(_AUTO):
+        return  # numba already loaded with a directory someone else chose
+    user_choice = inherited if inherited and inherited != os.environ.get(_AUTO) else None
+    directory = None
+    for candidate in ([user_choice] if user_choice else []) + cache_directories():
+        if _writable(candidate):
+            directory = candidate
+            break
+    if directory is None:
+        directory = _private_cache()
+    if directory is None:  # nothing writable anywhere: numba's own fallbacks fail too, the package tree aside
+        directory = user_choice or cache_directories()[0]
+    restrict = "NUMBA_CACHE_LOCATOR_CLASSES" not in os.environ or \
+        os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES") == os.environ.get(_AUTO + "_LOCATOR")
     if numba_config is not None:
         numba_config.CACHE_DIR = directory
-    else:
-        os.environ["NUMBA_CACHE_DIR"] = os.environ[_AUTO] = directory  # marked ours: a child re-derives it
+        if restrict:
+            numba_config.CACHE_LOCATOR_CLASSES = "UserProvidedCacheLocator"
+    os.environ["NUMBA_CACHE_DIR"] = directory
+    if directory != user_choice:
+        os.environ[_AUTO] = directory  # marked ours: a child re-derives it
+    if restrict:
+        os.environ["NUMBA_CACHE_LOCATOR_CLASSES"] = os.environ[_AUTO + "_LOCATOR"] = "UserProvidedCacheLocator"
 
 
 def scalar_function(spec: str) -> Callable:

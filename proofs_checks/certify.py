@@ -98,7 +98,10 @@ def _metric_cell(m: dict) -> str:
 
 
 def certificate(results: list[Result]) -> list[dict]:
-    """Per-theorem rows; each check is listed by name (the checks themselves are in ``checks_json``)."""
+    """Per-theorem rows; each check is listed by name (the checks themselves are in ``checks_json``); ``budget``
+    says whether the theorem's rounding budgets are derived or measured (``numeric.budgets.BUDGET_PROVENANCE``)."""
+    from numeric.budgets import BUDGET_PROVENANCE  # imports the kernels (numba): only when certifying
+
     rows = []
     for tid in sorted({t for r in results for t in r.check.theorems}, key=theorem_sort_key):
         mine = [r for r in results if tid in r.check.theorems]
@@ -112,6 +115,8 @@ def certificate(results: list[Result]) -> list[dict]:
                               "total": sum(r.check.kind == kind for r in mine)} for kind in KINDS},
             "checks": [r.check.name for r in mine],
             "certified": all(r.outcome.passed for r in mine),
+            "budget": BUDGET_PROVENANCE.get(tid, ("", ""))[0],
+            "budget_note": BUDGET_PROVENANCE.get(tid, ("", ""))[1],
         })
     return rows
 
@@ -171,8 +176,14 @@ def render(results: list[Result], verbose: bool, theorems: list[str] | None = No
         mine = [r for r in results if tid in r.check.theorems]
         rows.append([tid, row["name"], row["provenance"]]
                     + [_cell([r for r in mine if r.check.kind == k]) for k in kinds]
-                    + ["CERTIFIED" if row["certified"] else "FAILED"])
-    lines = _table(["theorem", "name", "flag"] + [KIND_TITLES.get(k, k) for k in kinds] + ["status"], rows)
+                    + [row.get("budget", ""), "CERTIFIED" if row["certified"] else "FAILED"])
+    lines = _table(["theorem", "name", "flag"] + [KIND_TITLES.get(k, k) for k in kinds] + ["budget", "status"],
+                   rows)
+    lines.append("")
+    lines.append("budget: derived = every rounding of the returned values has a proof beside the code (or a running "
+                 "error bound, or exact arithmetic); measured = at least one budget is the peak error against "
+                 "≥ 50-digit references over these grids and searches (evidence, not a proof). README: \"What is "
+                 "certified, and what is not\".")
     lines.append("")
     shown = results if verbose else [r for r in results if not r.outcome.passed]
     if theorems:

@@ -35,7 +35,7 @@ def check_one_step(cases=None) -> Outcome:
     fails: list[str] = []
     worst = 0.0
     for theta, q, eps in cases or one_step_cases():
-        comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta), q), 1)])
+        comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=theta), q), 1)])
         s = comp.delta(eps)
         ref = max(subsampled_gaussian_delta(eps, theta, q, "remove"), subsampled_gaussian_delta(eps, theta, q, "add"))
         w = _contains(s, ref, f"θ={theta}, q={q}, ε={eps}", fails)
@@ -56,7 +56,7 @@ def unmerged_gaussian(theta: float, steps: int):
     library's shortcut, exact): keeps the Gaussian at θ√T an exact reference for the FFT route."""
     import bounds
 
-    comp = bounds.compose([(bounds.Gaussian(theta), 1)])
+    comp = bounds.compose([(bounds.Gaussian(theta=theta), 1)])
     [key] = comp.steps
     comp.steps = {key: steps}
     comp.total_steps = comp._grid_steps = steps
@@ -111,7 +111,7 @@ def check_laplace(cases=None) -> Outcome:
 
     fails: list[str] = []
     for steps, theta, eps in cases or laplace_cases():
-        s = bounds.compose([(bounds.Laplace(theta), steps)]).delta(eps)
+        s = bounds.compose([(bounds.Laplace(theta=theta), steps)]).delta(eps)
         _contains(s, laplace_composed(eps, theta, steps), f"Laplace({theta})^{steps} at ε={eps}", fails)
     if fails:
         return Outcome(False, "; ".join(fails))
@@ -228,18 +228,18 @@ def _adversarial_one(point: tuple, tolerance: float):
             warnings.simplefilter("always")
             if kind in ("sg", "sl"):
                 _, theta, q, eps = point
-                mech = bounds.Gaussian(theta) if kind == "sg" else bounds.Laplace(theta)
+                mech = bounds.Gaussian(theta=theta) if kind == "sg" else bounds.Laplace(theta=theta)
                 comp = bounds.compose([(bounds.poisson_sampled(mech, q), 1)], tolerance=tolerance)
                 s = comp.delta(eps)
                 f = R.subsampled_gaussian_delta if kind == "sg" else R.subsampled_laplace_delta
                 ref = max(f(eps, theta, q, "remove"), f(eps, theta, q, "add") if q < 1 else 0.0)
             elif kind == "g":
                 _, theta, t, eps = point
-                s = bounds.compose([(bounds.Gaussian(theta), t)], tolerance=tolerance).delta(eps)
+                s = bounds.compose([(bounds.Gaussian(theta=theta), t)], tolerance=tolerance).delta(eps)
                 ref = R.gaussian_composed_delta(eps, theta, t)
             elif kind == "gs":
                 _, thetas, eps = point
-                s = bounds.compose([(bounds.Gaussian(x), 1) for x in thetas], tolerance=tolerance).delta(eps)
+                s = bounds.compose([(bounds.Gaussian(theta=x), 1) for x in thetas], tolerance=tolerance).delta(eps)
                 with mp.workdps(R.DPS):
                     norm = mp.sqrt(mp.fsum(mp.mpf(x) ** 2 for x in thetas))
                     ref = float(mp.ncdf(norm / 2 - eps / norm) - mp.exp(eps) * mp.ncdf(-norm / 2 - eps / norm))
@@ -249,7 +249,7 @@ def _adversarial_one(point: tuple, tolerance: float):
                 ref = R.eps_delta_composed(eps, e0, d0, t)
             else:
                 _, theta, q, delta = point
-                comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta), q), 1)], tolerance=tolerance)
+                comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=theta), q), 1)], tolerance=tolerance)
                 s = comp.epsilon(delta)
 
                 def exact(e):

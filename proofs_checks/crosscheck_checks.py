@@ -235,14 +235,14 @@ def enclosures_match_public_profiles() -> Outcome:
         for q in (None, 1e-6, 0.01, 0.5, 1.0):
             for eps in (0.0, 1e-3, 0.3, 2.0, 9.0):
                 for gauss in (True, False):
-                    base = bounds.Gaussian(theta) if gauss else bounds.Laplace(theta)
+                    base = bounds.Gaussian(theta=theta) if gauss else bounds.Laplace(theta=theta)
                     mech = base if q is None else bounds.poisson_sampled(base, q)
                     lo, hi = cc.enclosure(mech).delta_bounds(eps)
                     if q is None:
-                        pub = (bounds.gaussian_profile if gauss else bounds.laplace_profile)(eps, theta)
+                        pub = (bounds.gaussian_profile if gauss else bounds.laplace_profile)(eps, theta=theta)
                     else:
                         pub = (bounds.subsampled_gaussian_profile if gauss else bounds.subsampled_laplace_profile)(
-                            eps, theta, q)
+                            eps, theta=theta, rate=q)
                     mech_id = t11.GAUSSIAN if gauss else t11.LAPLACE
                     raws = [t11.delta_raw_kernel(mech_id, d, eps, theta, 1.0 if q is None else q)
                             for d in (t11.REMOVE, t11.ADD)]

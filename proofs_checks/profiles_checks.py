@@ -59,7 +59,7 @@ def quadrature_route() -> Outcome:
             for name, quad, lib in (("T9", _gauss_quad, bounds.gaussian_profile),
                                     ("T8", _laplace_quad, bounds.laplace_profile)):
                 ref = quad(e, t)
-                got = lib(e, t)
+                got = lib(e, theta=t)
                 if got == 0 or ref == 0:  # δ = 0 exactly (ε ≥ θ, Laplace): the quadrature leaves noise
                     ok = got == 0 and abs(ref) < 1e-25 or (ref == 0 and got < 1e-300)
                     rel = 0.0
@@ -104,7 +104,7 @@ def arb_enclosures() -> Outcome:
     unsound, worst, worst_at = [], 0.0, None
     for e, t in ARB_POINTS:
         ball = _arb_profile(e, t, 600)
-        got = bounds.gaussian_profile(e, t)
+        got = bounds.gaussian_profile(e, theta=t)
         upper = ball.upper() if ball.upper() < 1 else arb(1)  # δ ≤ 1 always (a probability)
         if not arb(got) >= upper:
             unsound.append((e, t, got, str(ball)))
@@ -187,13 +187,13 @@ def monotone_and_inverse() -> Outcome:
     notes, ok = [], True
     for name, f, inv in (("T8", bounds.laplace_profile, bounds.laplace_profile_inverse),
                          ("T9", bounds.gaussian_profile, bounds.gaussian_profile_inverse)):
-        d = f(eps[:, None], thetas[None, :])
+        d = f(eps[:, None], theta=thetas[None, :])
         # monotone up to the rounding (each value is an upper bound rounded up by a few ulps)
         slack = 1 + 64 * 2.0 ** -52
         mono = bool(np.all(d[1:, :] <= d[:-1, :] * slack) and np.all(d[:, 1:] * slack >= d[:, :-1]))
         targets = np.array([1e-300, 1e-100, 1e-12, 1e-5, 0.1, 0.5, 0.999999])
-        e = inv(targets[:, None], thetas[None, :])
-        back = f(e, thetas[None, :])
+        e = inv(targets[:, None], theta=thetas[None, :])
+        back = f(e, theta=thetas[None, :])
         safe = bool(np.all(back <= targets[:, None]))
         ok &= mono and safe
         notes.append(f"{name}: monotone {mono}, profile(inverse(δ)) ≤ δ on {e.size} points {safe}")

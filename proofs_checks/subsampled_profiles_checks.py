@@ -128,7 +128,7 @@ def quadrature_route() -> Outcome:
                               ("laplace", bounds.subsampled_laplace_profile)):
                 for direction in ("remove", "add"):
                     ref = _quad(mech, direction, e, t, q)
-                    got = lib(e, t, q, direction=direction)
+                    got = lib(e, theta=t, rate=q, direction=direction)
                     if ref < mp.mpf(10) ** -25:
                         ok = got < 1e-20
                         rel = 0.0
@@ -169,8 +169,8 @@ def amplification_identity() -> Outcome:
                             bad.append(("mpmath", mech, e, t, q))
                     # library: at the float nearest A_q(ε) the two sides agree to the conditioning of δ
                     a_float = float(a)
-                    got = lib(a_float, t, q, direction="remove")
-                    want = q * base_lib(e, t)
+                    got = lib(a_float, theta=t, rate=q, direction="remove")
+                    want = q * base_lib(e, theta=t)
                     if want > 1e-250 and got > 0:
                         r = abs(got / want - 1)
                         # d ln δ/d ε ≤ |a|/θ + 1: tolerance from the rounding of A_q(ε) to a float
@@ -191,13 +191,13 @@ def remove_dominates_and_q1() -> Outcome:
                             ("Laplace", bounds.subsampled_laplace_profile, bounds.laplace_profile)):
         violations = 0
         for q in (1e-12, 1e-6, 1e-3, 0.1, 0.5, 0.9):
-            rem = lib(eps[:, None], thetas[None, :], q, direction="remove")
-            add = lib(eps[:, None], thetas[None, :], q, direction="add")
+            rem = lib(eps[:, None], theta=thetas[None, :], rate=q, direction="remove")
+            add = lib(eps[:, None], theta=thetas[None, :], rate=q, direction="add")
             # rounded values: ADD (rounded up) may exceed REMOVE (rounded up) only by the budgets
             violations += int(np.sum(add > rem * (1 + 1e-13) + 1e-300))
         e_all = np.concatenate([-eps[::-1], eps])
-        q1 = [np.max(np.abs(lib(e_all[:, None], thetas[None, :], 1.0, direction=d)
-                            - base(e_all[:, None], thetas[None, :])) / np.maximum(base(e_all[:, None], thetas[None, :]), 1e-300))
+        q1 = [np.max(np.abs(lib(e_all[:, None], theta=thetas[None, :], rate=1.0, direction=d)
+                            - base(e_all[:, None], theta=thetas[None, :])) / np.maximum(base(e_all[:, None], theta=thetas[None, :]), 1e-300))
               for d in ("remove", "add")]
         this_ok = violations == 0 and max(q1) < 1e-13
         ok &= this_ok
@@ -247,7 +247,7 @@ def arb_enclosures() -> Outcome:
             if not ball.is_finite() or ball.rad() > abs(ball.mid()) * arb(2) ** -80 + arb(10) ** -320:
                 wide += 1
                 continue
-            got = bounds.subsampled_gaussian_profile(e, t, q, direction=direction)
+            got = bounds.subsampled_gaussian_profile(e, theta=t, rate=q, direction=direction)
             upper = ball.upper() if ball.upper() < 1 else arb(1)
             count += 1
             if not arb(got) >= upper:
@@ -269,11 +269,11 @@ def monotone_and_inverse() -> Outcome:
     for name, f, inv in (("Gaussian", bounds.subsampled_gaussian_profile, bounds.subsampled_gaussian_profile_inverse),
                          ("Laplace", bounds.subsampled_laplace_profile, bounds.subsampled_laplace_profile_inverse)):
         for direction in ("remove", "add", "both"):
-            d = f(eps[:, None], thetas[None, :], 0.01, direction=direction)
+            d = f(eps[:, None], theta=thetas[None, :], rate=0.01, direction=direction)
             mono = bool(np.all(d[1:, :] <= d[:-1, :] * (1 + 1e-13)))
             targets = np.array([1e-300, 1e-12, 1e-5, 1e-3, 0.5])
-            e = inv(targets[:, None], thetas[None, :], 0.01, direction=direction)
-            back = f(e, thetas[None, :], 0.01, direction=direction)
+            e = inv(targets[:, None], theta=thetas[None, :], rate=0.01, direction=direction)
+            back = f(e, theta=thetas[None, :], rate=0.01, direction=direction)
             safe = bool(np.all(back <= targets[:, None]))
             ok &= mono and safe
             if not (mono and safe):
@@ -299,8 +299,8 @@ def t3_gaussian_mechanism() -> Outcome:
             0.1, 0.0, 3, 4, profile=lambda k: brute_force.gaussian_profile(k * mp.mpf(theta), mp.mpf(0.1)))
     results = {}
     for relation in ("substitute", "add_remove"):
-        results[relation] = bounds.with_replacement_profile(bounds.Gaussian(theta), 0.1, 3, 4, relation=relation)
-    bare = bounds.with_replacement(0.1, bounds.gaussian_profile(0.1, theta), 3, 4)
+        results[relation] = bounds.with_replacement_profile(bounds.Gaussian(theta=theta), 0.1, 3, 4, relation=relation)
+    bare = bounds.with_replacement(0.1, bounds.gaussian_profile(0.1, theta=theta), 3, 4)
     g = results["substitute"]
     ok = (all(mp.mpf(r.delta) >= bound and mp.mpf(r.delta) >= exact for r in results.values())
           and g.delta / float(bound) - 1 < 1e-12 and g.delta < bare.delta and mp.mpf(g.epsilon) >= eps_prime)

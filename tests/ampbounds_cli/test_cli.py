@@ -150,3 +150,86 @@ def _python(*args: str) -> subprocess.CompletedProcess[str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, cwd=REPO,
                           timeout=120, check=False)
+
+
+def _strict_json(text: str):
+    def refuse(constant):
+        raise AssertionError(f"non-strict JSON token {constant}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_compose_json_is_strict_and_edge_epsilons_are_answered(capsys):
+    """Issue 19: no NaN/Infinity tokens; ε = −inf gives δ = 1 exactly (not `nan <= delta <= nan`); a NaN ε and a
+    --rate given to a plain mechanism are errors (exit 2), not silently answered or ignored."""
+    base = ["compose", "--noise-multiplier", "1", "--rate", "0.01", "--steps", "10"]
+    code, out, _ = run(capsys, *base, "--epsilon=-inf", "--epsilon", "inf", "--delta", "1e-5", "--json")
+    assert code == 0
+    rows = _strict_json(out)["results"]
+    assert rows[0]["query"] == "epsilon" and rows[0]["lower"] <= rows[0]["upper"]
+    by_eps = {r["epsilon"]: r for r in rows if r["query"] == "delta"}
+    assert by_eps["-inf"]["lower"] == by_eps["-inf"]["upper"] == 1.0
+    assert by_eps["inf"]["lower"] == 0.0 <= by_eps["inf"]["upper"] <= 1e-15
+    code, out, _ = run(capsys, *base, "--epsilon=-inf")
+    assert code == 0 and "nan" not in out and "1 <= delta <= 1" in out
+    code, _, err = run(capsys, *base, "--epsilon", "nan")
+    assert code == 2 and "NaN" in err
+    code, _, err = run(capsys, "compose", "--mechanism", "gaussian", "--noise-multiplier", "1", "--rate", "0.01",
+                       "--steps", "3")
+    assert code == 2 and "--rate" in err and "subsampled-gaussian" in err
+
+
+def test_eval_c1_points_to_its_subcommands(capsys):
+    code, _, err = run(capsys, "eval", "C1")
+    assert code == 2 and "ampbounds compose" in err and "ampbounds calibrate" in err
+    code, out, _ = run(capsys, "eval", "--help")
+    assert code == 0 and "compose --calibrate" not in out and "compose --max-steps" not in out
+
+
+def test_calibrate_routes_and_conventions(capsys):
+    """`ampbounds calibrate`: batch/dataset/epochs → rate B/N and steps E·⌈N/B⌉ (stated), the direct form, the
+    steps form, strict JSON, unknown samplers refused; the σ is the library's certified calibration."""
+    code, out, _ = run(capsys, "calibrate", "--epsilon", "2", "--delta", "1e-5", "--batch-size", "500",
+                       "--dataset-size", "10000", "--epochs", "5", "--tolerance", "1e-2", "--json")
+    assert code == 0
+    data = _strict_json(out)
+    assert data["rate"] == 0.05 and data["steps"] == 100 and "⌈dataset size / batch size⌉" in data["convention"]
+    expected = bounds.dpsgd_noise_multiplier(2.0, 1e-5, 0.05, 100, tolerance=1e-2)
+    assert data["noise_multiplier_bounds"] == [expected.lower, expected.upper]
+    code, out, _ = run(capsys, "calibrate", "--epsilon", "2", "--delta", "1e-5", "--rate", "0.05", "--steps",
+                       "100", "--tolerance", "1e-2")
+    assert code == 0 and f"{expected.upper!r}" in out and "(certified)" in out
+    code, out, _ = run(capsys, "calibrate", "--epsilon", "1", "--delta", "1e-5", "--batch-size", "500",
+                       "--dataset-size", "10000", "--noise-multiplier", "1.5", "--tolerance", "1e-2", "--json")
+    steps = bounds.dpsgd_max_steps(1.0, 1e-5, 0.05, 1.5, tolerance=1e-2)
+    assert code == 0 and _strict_json(out)["max_steps"] == [steps.lower, steps.upper]
+    for argv, text in ((["--sampler", "shuffle", "--rate", "0.1", "--steps", "3"], "not known"),
+                       (["--rate", "0.1"], "--steps"), (["--batch-size", "10", "--rate", "0.1", "--steps", "3"],
+                                                        "not both"),
+                       (["--batch-size", "100", "--dataset-size", "10", "--epochs", "1"], "batch size ≤ dataset"),
+                       (["--rate", "0.1", "--steps", "0"], "steps")):
+        code, _, err = run(capsys, "calibrate", "--epsilon", "1", "--delta", "1e-5", *argv)
+        assert code == 2 and text in err, (argv, err)
+
+
+def test_calibrate_progress_line_on_a_terminal(monkeypatch, capsys):
+    """The σ search reports each evaluation on stderr when it is a terminal, and erases the line at the end."""
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    assert main(["calibrate", "--epsilon", "2", "--delta", "1e-5", "--rate", "0.05", "--steps", "100",
+                 "--tolerance", "1e-2"]) == 0
+    text = term.getvalue()
+    assert "calibrating σ (poisson)" in text and "evaluation 1: σ = " in text and text.endswith("\r\x1b[K")
+    assert "(certified)" in capsys.readouterr().out
+    term2 = Terminal()
+    monkeypatch.setattr(sys, "stderr", term2)
+    assert main(["calibrate", "--epsilon", "2", "--delta", "1e-5", "--rate", "0.05", "--steps", "100",
+                 "--tolerance", "1e-2", "--no-progress"]) == 0
+    assert term2.getvalue() == ""
+    from bounds import composition
+    assert composition._dpsgd_delta.__name__ == "_dpsgd_delta"  # the hook is removed afterwards

@@ -121,11 +121,11 @@ def test_other_functions_of_a_theorem_and_mechanisms(capsys):
     code, out, _ = run(capsys, "eval", "subsampled_laplace_profile", "--epsilon", "1", "--theta", "1",
                        "--rate", "0.1", "--direction", "add", "--json")
     assert code == 0
-    assert strict(out)["delta"] == bounds.subsampled_laplace_profile(1.0, 1.0, 0.1, direction="add")
+    assert strict(out)["delta"] == bounds.subsampled_laplace_profile(1.0, theta=1.0, rate=0.1, direction="add")
     code, out, _ = run(capsys, "eval", "poisson_substitution_profile", "--mechanism", "gaussian:0.5",
                        "--epsilon", "1", "--rate", "0.01", "--json")
     assert code == 0
-    expected = bounds.poisson_substitution_profile(bounds.Gaussian(0.5), 1.0, 0.01)
+    expected = bounds.poisson_substitution_profile(bounds.Gaussian(theta=0.5), 1.0, 0.01)
     assert (strict(out)["epsilon"], strict(out)["delta"]) == tuple(expected)
     code, out, _ = run(capsys, "eval", "T9", "--epsilon", "1", "--noise-multiplier", "2", "--json")
     assert strict(out)["delta"] == bounds.gaussian_profile(1.0, noise_multiplier=2.0)

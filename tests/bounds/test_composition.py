@@ -38,7 +38,7 @@ def test_dpsgd_reference_and_width():
 
 
 def test_epsilon_is_consistent_with_delta():
-    comp = bounds.compose([(bounds.Gaussian(0.3), 10)])
+    comp = bounds.compose([(bounds.Gaussian(theta=0.3), 10)])
     e = comp.epsilon(1e-6)
     assert comp.delta(e.upper).upper <= 1e-6 * (1 + 1e-12)
     assert comp.delta(e.lower).lower >= 1e-6
@@ -48,14 +48,14 @@ def test_epsilon_is_consistent_with_delta():
 
 def test_arrays_and_heterogeneous():
     g = bounds.Gaussian.from_noise_multiplier(2.0)
-    comp = bounds.compose([(bounds.poisson_sampled(g, 0.1), 30), (bounds.Laplace(0.2), 2), (bounds.EpsDelta(0.1, 1e-7), 3)])
+    comp = bounds.compose([(bounds.poisson_sampled(g, 0.1), 30), (bounds.Laplace(theta=0.2), 2), (bounds.EpsDelta(0.1, 1e-7), 3)])
     s = comp.delta([0.5, 1.0])
     assert s.lower.shape == (2,) and (s.lower <= s.upper).all() and s.upper[1] <= s.upper[0]
 
 
 def test_heterogeneous_gaussians_equal_one_gaussian():
     # Gaussian(a)∘Gaussian(b) = Gaussian(√(a² + b²)): an exact reference for a heterogeneous sequence
-    comp = bounds.compose([(bounds.Gaussian(0.3), 3), (bounds.Gaussian(0.4), 2)])
+    comp = bounds.compose([(bounds.Gaussian(theta=0.3), 3), (bounds.Gaussian(theta=0.4), 2)])
     theta = math.sqrt(3 * 0.09 + 2 * 0.16)
     s = comp.delta(1.0)
     assert s.lower <= gaussian_composed_delta(1.0, theta, 1) <= s.upper
@@ -91,7 +91,7 @@ def test_noise_multiplier_rounded_both_ways():
     lap = bounds.Laplace.from_scale(3.0, sensitivity=2.0)
     assert Fraction(lap.theta_lower) < Fraction(2, 3) < Fraction(lap.theta)
     exact = bounds.Gaussian.from_noise_multiplier(4.0)
-    assert exact.theta_lower == exact.theta == 0.25 and bounds.Gaussian(0.3).theta_lower == 0.3
+    assert exact.theta_lower == exact.theta == 0.25 and bounds.Gaussian(theta=0.3).theta_lower == 0.3
     comp = bounds.compose([(g, 9)])
     # the 9 Gaussian steps are one Gaussian at 3θ (issue 19), θ⁺ rounded up for the upper grid, θ⁻ down
     [(key, count)] = comp.steps.items()
@@ -103,13 +103,13 @@ def test_noise_multiplier_rounded_both_ways():
 @pytest.mark.parametrize("steps", [0, -1, 2.5, float("nan"), float("inf"), 10 ** 9, 1e9, 10 ** 400, "10", None, True])
 def test_bad_counts(steps):
     with pytest.raises(ValueError):
-        bounds.compose([(bounds.Gaussian(1.0), steps)])
+        bounds.compose([(bounds.Gaussian(theta=1.0), steps)])
 
 
 @pytest.mark.parametrize("tolerance", [0.0, -1.0, float("nan"), float("inf"), 1e-12, "0.1", 10 ** 400])
 def test_bad_tolerance(tolerance):
     with pytest.raises(ValueError, match="tolerance"):
-        bounds.compose([(bounds.Gaussian(1.0), 1)], tolerance=tolerance)
+        bounds.compose([(bounds.Gaussian(theta=1.0), 1)], tolerance=tolerance)
 
 
 @pytest.mark.parametrize("call", [
@@ -124,13 +124,13 @@ def test_bad_tolerance(tolerance):
     lambda: bounds.dpsgd_max_steps(1.0, 1e-5, 0.01, float("nan")),
     lambda: bounds.dpsgd_max_steps(1.0, 1e-5, 0.01, 10 ** 400),
     lambda: bounds.dpsgd_max_steps(1.0, 1e-5, 0.01, 1.0, max_steps=2.5),
-    lambda: bounds.poisson_sampled(bounds.Gaussian(1.0), "0.1"),
-    lambda: bounds.poisson_sampled(bounds.Gaussian(1.0), 10 ** 400),
+    lambda: bounds.poisson_sampled(bounds.Gaussian(theta=1.0), "0.1"),
+    lambda: bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 10 ** 400),
     lambda: bounds.Gaussian.from_noise_multiplier("1"),
     lambda: bounds.Gaussian.from_noise_multiplier(10 ** 400),
     lambda: bounds.Gaussian.from_noise_multiplier(1e-320),  # 1/σ overflows
-    lambda: bounds.compose([(bounds.Gaussian(1.0), 10)]).delta("x"),
-    lambda: bounds.compose([(bounds.Gaussian(1.0), 10)]).epsilon(10 ** 400),
+    lambda: bounds.compose([(bounds.Gaussian(theta=1.0), 10)]).delta("x"),
+    lambda: bounds.compose([(bounds.Gaussian(theta=1.0), 10)]).epsilon(10 ** 400),
 ])
 def test_bad_calibration_and_scalars(call):
     with pytest.raises(ValueError):
@@ -144,7 +144,7 @@ def test_loose_budget_is_a_clear_error():
 
 
 def test_bad_queries_and_extremes():
-    comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(1.0), 0.01), 100)])
+    comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 0.01), 100)])
     for d in (0.0, 1.0, float("nan"), 1e-300):
         with pytest.raises(ValueError):
             comp.epsilon(d)
@@ -152,7 +152,7 @@ def test_bad_queries_and_extremes():
         comp.delta(float("nan"))
     assert comp.delta(500.0).lower == 0.0
     with pytest.raises(ValueError):
-        bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(1.0), 1e-300), 10)])
+        bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 1e-300), 10)])
     with pytest.raises(ValueError):  # σ = 1e-3: the loss range needs far too many nodes
         bounds.compose([(bounds.poisson_sampled(bounds.Gaussian.from_noise_multiplier(1e-3), 0.01), 1000)]).epsilon(1e-5)
 
@@ -279,14 +279,14 @@ def _gauss_mp(eps, theta):
     (48.0, 2.0 ** -26, 800.0, 0.99),  # tiny rate: the lower side was 0 from losses ≈ 690 (found by the search)
 ])
 def test_issue19_subsampled_gaussian_at_large_losses(theta, q, eps, lower_rel):
-    s = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta), q), 1)], tolerance=1e-2).delta(eps)
+    s = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=theta), q), 1)], tolerance=1e-2).delta(eps)
     exact = _sg_exact(eps, theta, q)
     assert s.lower <= exact <= s.upper
     assert s.lower >= lower_rel * exact and s.upper <= exact * (1 + 1e-6)
 
 
 def test_issue19_epsilon_above_709():
-    comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(30.5), 0.5), 1)])
+    comp = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=30.5), 0.5), 1)])
     s = comp.epsilon(1e-17)  # was (700.63, 707.92): δ at the returned ε was 28× the target; exact 720.142
     assert _sg_exact(s.upper, 30.5, 0.5) <= 1e-17 < _sg_exact(s.lower, 30.5, 0.5)
     assert s.upper - s.lower < 0.05
@@ -298,7 +298,7 @@ def test_issue19_epsilon_above_709():
 def test_issue19_subsampled_laplace_and_crosscheck():
     from proofs_checks.composition_references import subsampled_laplace_delta
 
-    c = bounds.compose([(bounds.poisson_sampled(bounds.Laplace(720.0), 0.5), 1)])
+    c = bounds.compose([(bounds.poisson_sampled(bounds.Laplace(theta=720.0), 0.5), 1)])
     s = c.delta(712.0)  # was (0.0, 1e-320); exact 0.487048887540012
     exact = subsampled_laplace_delta(712.0, 720.0, 0.5, "remove")
     assert s.lower <= exact <= s.upper and s.lower > 0.48
@@ -308,7 +308,7 @@ def test_issue19_subsampled_laplace_and_crosscheck():
 @pytest.mark.parametrize("mech, eps", [
     (bounds.Gaussian.from_noise_multiplier(0.29), 1.0),  # θ = 1/0.29: was OverflowError (ln of 0 loss)
     (bounds.Gaussian.from_noise_multiplier(0.3), 1.0),   # was (0.0, 0.847) silently
-    (bounds.Laplace(38.0), 1.0),                         # was OverflowError
+    (bounds.Laplace(theta=38.0), 1.0),                         # was OverflowError
 ])
 def test_issue19_plain_steps_with_little_noise(mech, eps):
     import mpmath as mp
@@ -367,7 +367,7 @@ def test_issue19_many_distinct_steps_and_arrays():
         assert arr.lower[i] <= one.upper and one.lower <= arr.upper[i]
     # a schedule of distinct Gaussians is the Gaussian at the norm (exact reference)
     thetas = [(8 + i % 8) / 64 for i in range(90)]
-    g = bounds.compose([(bounds.Gaussian(t), 1) for t in thetas]).delta(2.0)
+    g = bounds.compose([(bounds.Gaussian(theta=t), 1) for t in thetas]).delta(2.0)
     import mpmath as mp
 
     with mp.workdps(60):

@@ -34,7 +34,8 @@ settings.register_profile("contract-ci", max_examples=25, deadline=None, derando
 # Public names that take objects (mechanisms, callables, query presets) or are data types: covered by their own
 # small cases below or by the named test modules.
 EXCLUDED = {  # name → where it is covered
-    "EpsDelta": "test_object_arguments", "Gaussian": "test_object_arguments", "Laplace": "test_object_arguments",
+    "EpsDelta": "test_object_api_hostile_values", "Gaussian": "test_object_api_hostile_values",
+    "Laplace": "test_object_api_hostile_values",
     "Guarantee": "a NamedTuple", "SuppressionBound": "a result type", "TheoremInfo": "a result type",
     "FWLQuery": "test_missing.py", "fwl_clipped_mean": "test_object_arguments",
     "fwl_covariance": "test_object_arguments", "fwl_histogram": "test_object_arguments",
@@ -45,14 +46,15 @@ EXCLUDED = {  # name → where it is covered
     "without_replacement_profile": "test_object_arguments", "poisson_substitution_profile": "test_object_arguments",
     "suppression_bound": "test_hangs_refused", "suppression_sensitivity": "test_hangs_refused",
     "missing_data_corollary": "rho has no record domain: test_object_arguments",
-    # certified composition (issue 12) and cross-checking (issue 13): bad input in their own modules
-    "Composition": "a result type", "PoissonSampled": "test_composition.py", "Sandwich": "a NamedTuple",
-    "compose": "test_composition.py (bad input)", "dpsgd_noise_multiplier": "test_composition.py (bad input)",
-    "dpsgd_max_steps": "test_composition.py (bad input)", "poisson_sampled": "test_composition.py (bad input)",
-    "Verdict": "a result type", "DiscretePairs": "test_crosscheck.py", "RateChange": "test_crosscheck.py",
-    "WithReplacement": "test_crosscheck.py", "WithoutReplacement": "test_crosscheck.py",
-    "crosscheck": "test_crosscheck.py", "from_dp_event": "test_crosscheck.py",
-    "from_opacus_history": "test_crosscheck.py",
+    # certified composition (issue 12) and cross-checking (issue 13): the object-API sweep below
+    "Composition": "test_object_api_hostile_values (delta/epsilon)", "PoissonSampled": "test_object_api_hostile_values",
+    "Sandwich": "a NamedTuple", "compose": "test_object_api_hostile_values",
+    "dpsgd_noise_multiplier": "test_object_api_hostile_values", "dpsgd_max_steps": "test_object_api_hostile_values",
+    "poisson_sampled": "test_object_api_hostile_values", "Verdict": "a result type",
+    "DiscretePairs": "test_object_api_hostile_values", "RateChange": "test_object_api_hostile_values",
+    "WithReplacement": "test_object_api_hostile_values", "WithoutReplacement": "test_object_api_hostile_values",
+    "crosscheck": "test_object_api_hostile_values", "from_dp_event": "test_object_api_hostile_values",
+    "from_opacus_history": "test_object_api_hostile_values",
 }
 # functions whose loops depend on integer sizes: their extreme cases run in a subprocess
 HANG_PRONE = {"with_replacement"}
@@ -94,11 +96,11 @@ def _generated() -> dict[str, tuple]:
         function = getattr(bounds, name)
         params = {}
         for p in inspect.signature(function).parameters.values():
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name in meta["parameters"]:
-                params[p.name] = meta["parameters"][p.name]["domain"]
-            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name in CONVENTIONAL:
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name in meta["parameters"]:
+                params[p.name] = meta["parameters"][p.name]["domain"]  # keyword-only too: θ, rate (issue 21)
+            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name in CONVENTIONAL:
                 params[p.name] = CONVENTIONAL[p.name]
-            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty:
+            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is p.empty:
                 raise AssertionError(f"{name}: parameter {p.name} has no declared domain")
         out[name] = (function, params)
     return out
@@ -182,7 +184,7 @@ cases = [(10**12, 1711, 1.0), (2**60, 3, 1e-9), (10**8, 2, 1e-9), (2**53 + 1, 7,
          (5, 10**400, 1.0)]
 for m, n, eps in cases:
     for f in (lambda: bounds.with_replacement(eps, 1e-6, m, n),) + (
-            (lambda: bounds.with_replacement_profile(bounds.Gaussian(1.0), 1.0, m, n),) if n == 1711 else ()):
+            (lambda: bounds.with_replacement_profile(bounds.Gaussian(theta=1.0), 1.0, m, n),) if n == 1711 else ()):
         try:
             g = f()
         except ValueError as exc:
@@ -216,14 +218,15 @@ def test_object_arguments():
     """Callables taking objects: their numeric parameters still follow the contract."""
     bad = [10 ** 400, 2 ** 53 + 1, "1", None, NAN, np.array([0.5, 0.6]), INF]
     for value in bad:
-        for make in (bounds.Laplace, bounds.Gaussian, lambda v: bounds.EpsDelta(v, 1e-6)):
-            if value is INF and make not in (bounds.Laplace, bounds.Gaussian):
+        for make in (lambda v: bounds.Laplace(theta=v), lambda v: bounds.Gaussian(theta=v),
+                     lambda v: bounds.EpsDelta(v, 1e-6)):
+            if value is INF and make.__code__.co_names[-1] == "EpsDelta":
                 continue  # ε = inf is a valid (trivial) guarantee
             with pytest.raises((ValueError, TypeError)):
                 make(value)
     for k in (INF, NAN, 0, 2.5, "2", 2 ** 53 + 1):
         with pytest.raises(ValueError, match="k"):
-            bounds.Gaussian(1.0).group_profile(1.0, k)
+            bounds.Gaussian(theta=1.0).group_profile(1.0, k)
     for value in (10 ** 400, "0.5", None, NAN, 1.5):
         with pytest.raises((ValueError, TypeError), match="rho"):
             bounds.missing_data_corollary(1.0, 0.5, value)
@@ -238,10 +241,10 @@ def test_object_arguments():
     with pytest.raises(ValueError, match="norm"):
         bounds.fwl_covariance(2, 10, 1.0, norm=np.array(["l1", "l2"]))
     with pytest.raises(ValueError, match="direction"):
-        bounds.subsampled_gaussian_profile(1.0, 1.0, 0.1, direction=np.array(["add"]))
+        bounds.subsampled_gaussian_profile(1.0, theta=1.0, rate=0.1, direction=np.array(["add"]))
     with pytest.raises(ValueError, match="relation"):
         bounds.with_replacement(1.0, 1e-6, 3, 4, relation=np.array(["substitute"]))
-    for mech in (bounds.Gaussian(1.0), bounds.Laplace(1.0)):
+    for mech in (bounds.Gaussian(theta=1.0), bounds.Laplace(theta=1.0)):
         for function, args in ((bounds.poisson_subsampling_profile, (1.0, 0.1)),
                                (bounds.without_replacement_profile, (1.0, 3, 10)),
                                (bounds.poisson_substitution_profile, (1.0, 0.1))):
@@ -422,7 +425,224 @@ def test_gaussian_profile_inverse_subnormal_delta():
     with mp.workdps(60):
         for delta in (5e-324, 1e-320, 2e-310):
             for theta in (0.1, 1.0, 5.0):
-                eps = bounds.gaussian_profile_inverse(delta, theta)
+                eps = bounds.gaussian_profile_inverse(delta, theta=theta)
                 assert math.isfinite(eps)
                 assert _gaussian_delta_mp(mp.mpf(eps), mp.mpf(theta)) <= mp.mpf(delta)
                 assert _gaussian_delta_mp(mp.mpf(eps) * (1 - 1e-9), mp.mpf(theta)) > mp.mpf(delta)
+
+
+# ----------------------------------------------------------------------------------------------------
+# The object API (issue 19, reliability sweep): classes, their constructors and methods, and the functions that
+# take mechanisms.  Each numeric parameter in turn gets NaN, ±inf, 10⁴⁰⁰, 2⁵³ + 1, a bool, strings, complex
+# numbers (also with a zero imaginary part), None, an empty array, and numpy integer/float scalars of its
+# ordinary value.  Non-numbers and NaN must be refused with a ValueError/TypeError naming the parameter (never a
+# raw OverflowError, RecursionError, mpmath or numpy text); numpy scalars must give exactly the result of the
+# Python number; ±inf and the big integers are refused or give a result without NaN.
+# ----------------------------------------------------------------------------------------------------
+
+def _gauss():
+    return bounds.Gaussian(theta=1.0)
+
+
+_COMPOSITION = None
+
+
+def _composition():
+    global _COMPOSITION
+    if _COMPOSITION is None:
+        _COMPOSITION = bounds.compose([(bounds.poisson_sampled(_gauss(), 0.01), 10)], tolerance=1e-2)
+    return _COMPOSITION
+
+
+_G_EVENT = {"class_name": "GaussianDpEvent", "noise_multiplier": 1.0}
+_EPS_DELTA = lambda: bounds.EpsDelta(1.0, 1e-6)  # noqa: E731
+
+# (public name, parameter, ordinary value, kind, call(value)); kind "real", "int" (integers: numpy integers and
+# integral floats accepted) or "array" (Composition methods: arrays, ±inf and empty arrays are answers);
+# none_ok: None is the documented default of the parameter
+OBJECT_CASES = [
+    ("Gaussian", "theta", 1.0, "real", lambda v: bounds.Gaussian(theta=v)),
+    ("Laplace", "theta", 1.0, "real", lambda v: bounds.Laplace(theta=v)),
+    ("Gaussian", "sigma", 2.0, "real", lambda v: bounds.Gaussian.from_noise_multiplier(v)),
+    ("Laplace", "b", 2.0, "real", lambda v: bounds.Laplace.from_scale(v)),
+    ("Laplace", "sensitivity", 2.0, "real", lambda v: bounds.Laplace.from_scale(1.0, v)),
+    ("EpsDelta", "epsilon", 1.0, "real", lambda v: bounds.EpsDelta(v, 1e-6)),
+    ("EpsDelta", "delta", 0.5, "real", lambda v: bounds.EpsDelta(1.0, v)),
+    ("poisson_sampled", "rate", 0.5, "real", lambda v: bounds.poisson_sampled(_gauss(), v)),
+    ("PoissonSampled", "rate", 0.5, "real", lambda v: bounds.compose([(bounds.PoissonSampled(_gauss(), v), 1)])),
+    ("compose", "count", 3, "int", lambda v: bounds.compose([(_gauss(), v)])),
+    ("compose", "tolerance", 0.5, "real", lambda v: bounds.compose([(_gauss(), 1)], tolerance=v)),
+    ("Composition", "epsilon", 1.0, "array", lambda v: _composition().delta(v)),
+    ("Composition", "delta", 0.5, "array", lambda v: _composition().epsilon(v)),
+    ("WithReplacement", "m", 3, "int", lambda v: bounds.WithReplacement(_gauss(), v, 100)),
+    ("WithReplacement", "n", 3, "int", lambda v: bounds.WithReplacement(_gauss(), 2, v)),
+    ("WithoutReplacement", "m", 3, "int", lambda v: bounds.WithoutReplacement(_gauss(), v, 100)),
+    ("WithoutReplacement", "n", 3, "int", lambda v: bounds.WithoutReplacement(_gauss(), 2, v)),
+    ("RateChange", "rate_from", 0.5, "real", lambda v: bounds.RateChange(_EPS_DELTA(), v, 0.05)),
+    ("RateChange", "rate_to", 0.5, "real", lambda v: bounds.RateChange(_EPS_DELTA(), 1.0, v)),
+    ("DiscretePairs", "pairs[0][0][0]", 0.5, "real", lambda v: bounds.DiscretePairs([((v, 0.5), (0.5, 0.5))])),
+    ("DiscretePairs", "pairs", None, "object", lambda v: bounds.DiscretePairs(v)),
+    ("crosscheck", "epsilon", 1.0, "real", lambda v: bounds.crosscheck(_gauss(), epsilon=v, delta=1e-5)),
+    ("crosscheck", "delta", 0.5, "real", lambda v: bounds.crosscheck(_gauss(), epsilon=1.0, delta=v)),
+    ("crosscheck", "noise_multiplier", 2.0, "real",
+     lambda v: bounds.crosscheck(noise_multiplier=v, epsilon=1.0, delta=1e-5)),
+    ("crosscheck", "rate", 0.5, "real",
+     lambda v: bounds.crosscheck(noise_multiplier=1.0, rate=v, epsilon=1.0, delta=1e-5)),
+    ("crosscheck", "steps", 3, "int", lambda v: bounds.crosscheck(noise_multiplier=1.0, rate=0.01, steps=v,
+                                                                  epsilon=1.0, delta=1e-5, tolerance=1e-2)),
+    ("crosscheck", "tolerance", 0.5, "real", lambda v: bounds.crosscheck(noise_multiplier=1.0, rate=0.01, steps=2,
+                                                                         epsilon=1.0, delta=1e-5, tolerance=v)),
+    ("crosscheck", "mechanism", None, "object",
+     lambda v: bounds.crosscheck(noise_multiplier=1.0, mechanism=v, epsilon=1.0, delta=1e-5)),
+    ("from_opacus_history", "noise_multiplier", 2.0, "real", lambda v: bounds.from_opacus_history([(v, 0.01, 1)])),
+    ("from_opacus_history", "rate", 0.5, "real", lambda v: bounds.from_opacus_history([(1.0, v, 1)])),
+    ("from_opacus_history", "steps", 3, "int", lambda v: bounds.from_opacus_history([(1.0, 0.01, v)])),
+    ("from_opacus_history", "history", None, "object", lambda v: bounds.from_opacus_history(v)),
+    ("from_dp_event", "noise_multiplier", 2.0, "real",
+     lambda v: bounds.from_dp_event({"class_name": "GaussianDpEvent", "noise_multiplier": v})),
+    ("from_dp_event", "count", 3, "int", lambda v: bounds.from_dp_event(
+        {"class_name": "SelfComposedDpEvent", "count": v, "event": _G_EVENT})),
+    ("from_dp_event", "events", None, "object",
+     lambda v: bounds.from_dp_event({"class_name": "ComposedDpEvent", "events": v})),
+    ("from_dp_event", "rate", 0.5, "real", lambda v: bounds.from_dp_event(
+        {"class_name": "PoissonSampledDpEvent", "sampling_probability": v, "event": _G_EVENT})),
+    ("from_dp_event", "m", 3, "int", lambda v: bounds.from_dp_event(
+        {"class_name": "SampledWithoutReplacementDpEvent", "sample_size": v, "source_dataset_size": 100,
+         "event": _G_EVENT})),
+    ("from_dp_event", "event", None, "object", lambda v: bounds.from_dp_event(v)),
+    ("dpsgd_noise_multiplier", "epsilon", 2.0, "real",
+     lambda v: bounds.dpsgd_noise_multiplier(v, 1e-5, 0.05, 10, tolerance=1e-2)),
+    ("dpsgd_noise_multiplier", "delta", 1e-5, "real",
+     lambda v: bounds.dpsgd_noise_multiplier(2.0, v, 0.05, 10, tolerance=1e-2)),
+    ("dpsgd_noise_multiplier", "rate", 0.05, "real",
+     lambda v: bounds.dpsgd_noise_multiplier(2.0, 1e-5, v, 10, tolerance=1e-2)),
+    ("dpsgd_noise_multiplier", "steps", 10, "int",
+     lambda v: bounds.dpsgd_noise_multiplier(2.0, 1e-5, 0.05, v, tolerance=1e-2)),
+    ("dpsgd_noise_multiplier", "tolerance", 0.5, "real",
+     lambda v: bounds.dpsgd_noise_multiplier(2.0, 1e-5, 0.05, 10, tolerance=v)),
+    ("dpsgd_max_steps", "epsilon", 1.0, "real",
+     lambda v: bounds.dpsgd_max_steps(v, 1e-5, 0.05, 1.5, tolerance=1e-2, max_steps=64)),
+    ("dpsgd_max_steps", "delta", 1e-5, "real",
+     lambda v: bounds.dpsgd_max_steps(1.0, v, 0.05, 1.5, tolerance=1e-2, max_steps=64)),
+    ("dpsgd_max_steps", "rate", 0.05, "real",
+     lambda v: bounds.dpsgd_max_steps(1.0, 1e-5, v, 1.5, tolerance=1e-2, max_steps=64)),
+    ("dpsgd_max_steps", "noise_multiplier", 1.5, "real",
+     lambda v: bounds.dpsgd_max_steps(1.0, 1e-5, 0.05, v, tolerance=1e-2, max_steps=64)),
+    ("dpsgd_max_steps", "max_steps", 64, "int",
+     lambda v: bounds.dpsgd_max_steps(1.0, 1e-5, 0.05, 1.5, tolerance=1e-2, max_steps=v)),
+]
+NONE_IS_DEFAULT = {("crosscheck", "rate"), ("crosscheck", "tolerance")}
+OBJECT_VALUES = [NAN, INF, -INF, 10 ** 400, 2 ** 53 + 1, True, np.bool_(False), "1.0", b"1", 1 + 0j, 1 + 1j,
+                 np.complex128(1.0), None, np.array([]), np.array([0.5, 0.5]), [0.5, "a"], {"a": 1}]
+
+
+def _sandwich_ok(label: str, result) -> None:
+    """No NaN anywhere in a result (a Sandwich, a Verdict, a mechanism or a composition object)."""
+    if isinstance(result, bounds.Sandwich):
+        for side in result:
+            assert not np.isnan(np.asarray(side, dtype=np.float64)).any(), f"{label}: NaN in {result!r}"
+        assert np.all(np.asarray(result.lower) <= np.asarray(result.upper)), f"{label}: lower > upper: {result!r}"
+    if isinstance(result, bounds.Verdict):
+        for s in (result.delta, result.epsilon):
+            _sandwich_ok(label, s)
+
+
+def _same_object(a, b) -> bool:
+    return repr(a) == repr(b) if not isinstance(a, bounds.Composition) else \
+        (a.steps, a.tolerance) == (b.steps, b.tolerance)
+
+
+@pytest.mark.parametrize("case", OBJECT_CASES, ids=lambda c: f"{c[0]}-{c[1]}")
+def test_object_api_hostile_values(case):
+    name, param, ordinary, kind, call = case
+    short = param.split("[")[0]
+    values = list(OBJECT_VALUES)
+    if kind in ("real", "int"):
+        reference = call(ordinary)
+        _sandwich_ok(name, reference)
+        numpy_forms = [np.float64(ordinary), np.float32(ordinary) if float(np.float32(ordinary)) == ordinary else None]
+        if kind == "int":
+            numpy_forms += [np.int64(ordinary), np.int32(ordinary), np.uint16(ordinary), float(ordinary)]
+        for v in numpy_forms:
+            if v is not None:
+                assert _same_object(call(v), reference), f"{name}({param}={v!r}) differs from {param}={ordinary!r}"
+    for value in values:
+        if value is None and (name, param) in NONE_IS_DEFAULT:
+            continue
+        try:
+            result = call(value)
+        except (ValueError, TypeError) as exc:
+            message = str(exc)
+            hostile = value is None or isinstance(value, (str, bytes, complex, bool, np.bool_, np.complexfloating,
+                                                          dict)) or (isinstance(value, float) and math.isnan(value))
+            if hostile and kind != "object":
+                assert short in message or "not a real number" in message, \
+                    f"{name}({param}={value!r}): message does not name {param}: {message!r}"
+            for raw in ("mpf(", "mpmath", "object is not iterable", "np.float64(", "np.int64(", "truth value",
+                        "integer ratio", "Python scalars", "argument must be"):
+                assert raw not in message, f"{name}({param}={value!r}): raw message {message!r}"
+            continue
+        except (ArithmeticError, RecursionError, KeyError, AttributeError, IndexError) as exc:
+            raise AssertionError(f"{name}({param}={value!r}) raised {type(exc).__name__}: {exc}") from exc
+        # accepted: only where the value is meaningful
+        refused_always = value is None or isinstance(value, (str, bytes, bool, np.bool_, complex, np.complexfloating,
+                                                             dict)) or (isinstance(value, float) and math.isnan(value))
+        assert not refused_always, f"{name}({param}={value!r}) accepted: {result!r}"
+        if isinstance(value, int) and value > 2 ** 53:
+            raise AssertionError(f"{name}({param}={value}) accepted an integer float64 cannot hold: {result!r}")
+        if isinstance(value, (np.ndarray, list)):
+            assert kind == "array", f"{name}({param}={value!r}) accepted an array: {result!r}"
+        _sandwich_ok(name, result)
+
+
+def test_object_api_is_covered():
+    """Every public class and object-taking function of composition and cross-checking is in the sweep."""
+    covered = {c[0] for c in OBJECT_CASES}
+    for name in ("Gaussian", "Laplace", "EpsDelta", "PoissonSampled", "poisson_sampled", "compose", "Composition",
+                 "WithReplacement", "WithoutReplacement", "RateChange", "DiscretePairs", "crosscheck",
+                 "from_dp_event", "from_opacus_history", "dpsgd_noise_multiplier", "dpsgd_max_steps"):
+        assert name in covered and name in bounds.__all__, name
+
+
+def test_object_api_special_values():
+    """The edge answers: δ(−inf) = 1 exactly, empty arrays give empty sandwiches, deep and malformed DpEvents."""
+    comp = _composition()
+    assert tuple(comp.delta(-INF)) == (1.0, 1.0)
+    lo, hi = comp.delta(np.array([-INF, 1.0]))
+    assert lo[0] == hi[0] == 1.0 and 0.0 <= lo[1] <= hi[1] < 1.0
+    for method in (comp.delta, comp.epsilon):
+        s = method(np.array([]))
+        assert s.lower.shape == s.upper.shape == (0,)
+    # a ledger composed event by event nests one ComposedDpEvent per step: far beyond the recursion limit
+    event = dict(_G_EVENT)
+    for _ in range(4 * sys.getrecursionlimit()):
+        event = {"class_name": "ComposedDpEvent", "events": [event]}
+    assert bounds.from_dp_event(event) == bounds.Gaussian.from_noise_multiplier(1.0)
+    with pytest.raises(ValueError, match="nests too deeply"):
+        bounds.from_dp_event("[" * 100_000 + "]" * 100_000)
+    for events in (None, 3.0, "abc", {"a": 1}):
+        with pytest.raises(ValueError, match="events"):
+            bounds.from_dp_event({"class_name": "ComposedDpEvent", "events": events})
+    for pairs in ([((0.5, 0.5),)], [((0.5, 0.5), (1.0,))], [((0.5, 0.6), (0.5, 0.5))], [(None, (0.5, 0.5))],
+                  [((0.5, "0.5"), (0.5, 0.5))], [((0.5, 1 + 0j), (0.5, 0.5))], [((10 ** 400, 0.5), (0.5, 0.5))]):
+        with pytest.raises(ValueError, match="DiscretePairs"):
+            bounds.DiscretePairs(pairs)
+
+
+THETA_TAKERS = ("gaussian_profile", "gaussian_profile_inverse", "laplace_profile", "laplace_profile_inverse",
+                "subsampled_gaussian_profile", "subsampled_gaussian_profile_inverse", "subsampled_laplace_profile",
+                "subsampled_laplace_profile_inverse", "Gaussian", "Laplace")
+
+
+@pytest.mark.parametrize("name", THETA_TAKERS)
+def test_theta_cannot_be_passed_by_position(name):
+    """Issue 21: `subsampled_gaussian_profile(1.0, 0.8, q)` took 0.8 as θ where a σ-thinking user meant the
+    noise multiplier (1.6e-15 instead of 3.1e-8, silently).  θ (and, after it, the rate) is keyword-only."""
+    function = getattr(bounds, name)
+    parameters = inspect.signature(function).parameters
+    assert parameters["theta"].kind is inspect.Parameter.KEYWORD_ONLY
+    if "rate" in parameters:
+        assert parameters["rate"].kind is inspect.Parameter.KEYWORD_ONLY
+    positional = [0.5] if name in ("Gaussian", "Laplace") else [1.0, 0.8] + ([0.01] if "subsampled" in name else [])
+    with pytest.raises(TypeError):
+        function(*positional)

@@ -35,7 +35,7 @@ def test_relation_accepts_what_is_printed():
     assert bounds.theorem("T4").relation.startswith("add/remove")
     assert bounds.with_replacement(1.0, 1e-6, 3, 4, relation="add/remove") == \
         bounds.with_replacement(1.0, 1e-6, 3, 4, relation="add_remove")
-    g = bounds.Gaussian(1.0)
+    g = bounds.Gaussian(theta=1.0)
     assert bounds.with_replacement_profile(g, 0.1, 3, 4, relation="add/remove") == \
         bounds.with_replacement_profile(g, 0.1, 3, 4, relation="add_remove")
 
@@ -46,13 +46,13 @@ def test_noise_multiplier_keyword(name):
     first = THETA_FUNCTIONS[name]
     extra = {"rate": 0.1} if name.startswith("subsampled") else {}
     for sigma in (0.5,):  # a power of two: 1/σ is exact, so the results agree exactly
-        assert f(*first, noise_multiplier=sigma, **extra) == f(*first, 1.0 / sigma, **extra)
+        assert f(*first, noise_multiplier=sigma, **extra) == f(*first, theta=1.0 / sigma, **extra)
     from bounds._noise import reciprocal_up
 
     for sigma in (1.1,):  # θ = 1/σ rounded up (test_reciprocal_is_rounded_up_exactly)
-        assert f(*first, noise_multiplier=sigma, **extra) == f(*first, reciprocal_up(sigma), **extra)
+        assert f(*first, noise_multiplier=sigma, **extra) == f(*first, theta=reciprocal_up(sigma), **extra)
     with pytest.raises(ValueError, match="exactly one of theta"):
-        f(*first, 1.0, noise_multiplier=1.0, **extra)
+        f(*first, theta=1.0, noise_multiplier=1.0, **extra)
     with pytest.raises(ValueError, match="exactly one of theta"):
         f(*first, **extra)
     with pytest.raises(ValueError, match="noise_multiplier"):

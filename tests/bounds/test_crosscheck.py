@@ -65,7 +65,7 @@ def test_claims_next_to_the_exact_value(q, rel, exact_eps):
 
 
 def test_verdict_object():
-    v = bounds.crosscheck(bounds.poisson_sampled(bounds.Gaussian(1.0), 0.1), epsilon=2.133, delta=DELTA)
+    v = bounds.crosscheck(bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 0.1), epsilon=2.133, delta=DELTA)
     assert isinstance(v, bounds.Verdict) and v.verdict in cc.VERDICTS
     assert isinstance(v.delta, bounds.Sandwich) and isinstance(v.epsilon, bounds.Sandwich)
     assert repr(v).startswith("Verdict('valid'") and "slack" in repr(v)
@@ -100,18 +100,18 @@ def test_bad_noise_multiplier(bad):
                                                (1.0, float("nan"), "NaN")])
 def test_bad_claims(eps, delta, match):
     with pytest.raises(ValueError, match=match):
-        bounds.crosscheck(bounds.Gaussian(1.0), epsilon=eps, delta=delta)
+        bounds.crosscheck(bounds.Gaussian(theta=1.0), epsilon=eps, delta=delta)
 
 
 def test_plain_gaussian_and_laplace():
     # Gaussian: δ_θ(ε) by quadrature of N(θ,1) vs N(0,1) (q = 1 of the subsampled pair)
-    v = bounds.crosscheck(bounds.Gaussian(0.5), epsilon=1.0, delta=1e-3)
+    v = bounds.crosscheck(bounds.Gaussian(theta=0.5), epsilon=1.0, delta=1e-3)
     with mp.workdps(30):
         d = ref.subsampled_gaussian_quad(1.0, 0.5, 1)
     assert mp.mpf(v.delta.lower) <= d <= mp.mpf(v.delta.upper)
     assert v.verdict == ("valid" if d <= mp.mpf(1e-3) else "invalid")
     # Laplace: δ = 1 − e^{(ε−θ)/2} for 0 ≤ ε < θ, exactly 0 beyond
-    lap = bounds.Laplace(2.0)
+    lap = bounds.Laplace(theta=2.0)
     exact = -math.expm1(-0.5)
     assert bounds.crosscheck(lap, epsilon=1.0, delta=exact * (1 + 1e-12)).verdict == "valid"
     assert bounds.crosscheck(lap, epsilon=1.0, delta=exact * (1 - 1e-12)).verdict == "invalid"
@@ -124,7 +124,7 @@ def test_subsampled_laplace_against_closed_form():
     q, theta, eps = 0.5, 1.0, 0.1
     with mp.workdps(40):
         d = q - mp.exp(-mp.mpf(theta) / 2) * mp.sqrt(q * (q + mp.expm1(eps)))
-    v = bounds.crosscheck(bounds.poisson_sampled(bounds.Laplace(theta), q), epsilon=eps, delta=float(d))
+    v = bounds.crosscheck(bounds.poisson_sampled(bounds.Laplace(theta=theta), q), epsilon=eps, delta=float(d))
     assert mp.mpf(v.delta.lower) <= d <= mp.mpf(v.delta.upper)
     assert v.verdict in ("valid", "undecided") and v.delta.upper - v.delta.lower < 1e-14
 
@@ -150,8 +150,8 @@ def test_eps_delta_t1_t2_exact_worst_case():
 def test_upper_only_theorems_are_never_invalid_below_the_bound():
     g = bounds.with_replacement(1.0, 1e-6, 10, 100)
     for mech, delta in ((bounds.WithReplacement(bounds.EpsDelta(1.0, 1e-6), 10, 100), g.delta),
-                        (bounds.WithReplacement(bounds.Gaussian(1.0), 10, 100, relation="add_remove"), 1e-5),
-                        (bounds.WithoutReplacement(bounds.Gaussian(1.0), 10, 100), 1e-5),
+                        (bounds.WithReplacement(bounds.Gaussian(theta=1.0), 10, 100, relation="add_remove"), 1e-5),
+                        (bounds.WithoutReplacement(bounds.Gaussian(theta=1.0), 10, 100), 1e-5),
                         (bounds.RateChange(bounds.EpsDelta(1.0, 1e-6), 0.5, 0.1), 1e-5)):
         v = bounds.crosscheck(mech, epsilon=0.01, delta=delta)
         assert v.verdict == "undecided" and v.delta.lower == 0.0 and "upper bound" in v.explanation
@@ -318,13 +318,14 @@ def test_cli_table_and_json(capsys):
 
     args = ["crosscheck", "--noise-multiplier", "1", "--rate", "0.1", "--delta", "1e-5", "--peers", "none",
             "--claim-epsilon", "Opacus GDP=0.4575", "--claim-epsilon", "2.1330"]
-    assert main(args) == 0
+    assert main(args) == 1  # a claim is invalid: exit 1 (gates CI)
     out = capsys.readouterr().out
     assert "Opacus GDP" in out and "INVALID" in out and "valid" in out and "1.684543814" in out
-    assert main(args + ["--json"]) == 0
+    assert "exit status 1" in out
+    assert main(args + ["--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     verdicts = [r["check"]["verdict"] for r in data["rows"]]
-    assert verdicts == ["invalid", "valid"]
+    assert verdicts == ["invalid", "valid"] and data["exit_status"] == 1
     lo, hi = data["certified_epsilon"]
     assert lo <= hi and abs(lo - 1.68454381432845) < 1e-13
 
@@ -335,7 +336,7 @@ def test_cli_dp_event_file_and_errors(tmp_path, capsys):
     path = tmp_path / "event.json"
     path.write_text(json.dumps(EVENT))
     assert main(["crosscheck", "--dp-event", str(path), "--delta", "1e-5", "--peers", "none",
-                 "--claim-epsilon", "0.4575", "--json"]) == 0
+                 "--claim-epsilon", "0.4575", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["rows"][0]["check"]["verdict"] == "invalid"
     assert main(["crosscheck", "--noise-multiplier", "nan", "--rate", "0.1", "--delta", "1e-5",
                  "--peers", "none"]) == 2
@@ -361,15 +362,17 @@ def test_property_eps_delta_outside_the_sandwich_is_decided(eps0, log_d0, q, log
 def test_the_checks_can_fail(monkeypatch):
     """An enclosure that is off by 1e-3 (too high, so lower bounds are not lower bounds) is caught by the
     quadrature check, and a sandwich shifted up by 10 % by the Arb brute force."""
-    real_lower = cc._lower_from_raw
-    monkeypatch.setattr(cc, "_lower_from_raw", lambda v, err, b: real_lower(v, err, b) * 1.001)
-    real_up = cc._NoiseEnclosure.delta_bounds
-    monkeypatch.setattr(cc._NoiseEnclosure, "delta_bounds", lambda self, e: (lambda lo, hi: (lo, max(hi, lo)))(
+    from bounds import enclosures  # where the enclosures live (bounds.crosschecking re-exports them)
+
+    real_lower = enclosures._lower_from_raw
+    monkeypatch.setattr(enclosures, "_lower_from_raw", lambda v, err, b: real_lower(v, err, b) * 1.001)
+    real_up = enclosures._NoiseEnclosure.delta_bounds
+    monkeypatch.setattr(enclosures._NoiseEnclosure, "delta_bounds", lambda self, e: (lambda lo, hi: (lo, max(hi, lo)))(
         *real_up(self, e)))
     assert not ref.published_epsilons().passed
     monkeypatch.undo()
-    real_mp = cc._mp_floats
-    monkeypatch.setattr(cc, "_mp_floats", lambda lo, hi: tuple(min(1.0, x * 1.1) for x in real_mp(lo, hi)))
+    real_mp = enclosures._mp_floats
+    monkeypatch.setattr(enclosures, "_mp_floats", lambda lo, hi: tuple(min(1.0, x * 1.1) for x in real_mp(lo, hi)))
     with pytest.raises(AssertionError, match="verdict"):
         ref.discrete_verdicts()
 
@@ -379,7 +382,7 @@ def test_the_checks_can_fail(monkeypatch):
 @example(theta=0.25, q=0.5, eps=2.0)
 @example(theta=0.25, q=0.125, eps=2.0)
 def test_property_t11_enclosure_contains_quadrature(theta, q, eps):
-    lo, hi = bounds.crosscheck(bounds.poisson_sampled(bounds.Gaussian(theta), q), epsilon=eps, delta=0.5).delta
+    lo, hi = bounds.crosscheck(bounds.poisson_sampled(bounds.Gaussian(theta=theta), q), epsilon=eps, delta=0.5).delta
     # The integrand is a difference of O(1) densities: its cancellation costs |log10 δ| digits, so the working
     # precision grows with them (fixed 20 digits put δ ≈ 1e-27 at θ = 0.25, q = 0.5, ε = 2 off in the 6th digit,
     # fixed 50 digits δ ≈ 1.8e-58 at q = 0.125 5e-7 too high: both false failures hypothesis found)
@@ -388,3 +391,54 @@ def test_property_t11_enclosure_contains_quadrature(theta, q, eps):
         d = max(ref.subsampled_gaussian_quad(eps, theta, q, s) for s in ("remove", "add"))
     assert mp.mpf(lo) <= d <= mp.mpf(hi)
     assert hi - lo <= 1e-12 * hi + 1e-300
+
+
+def test_with_replacement_work_is_estimated_and_refused():
+    """Issue 19: crosscheck(WithReplacement(m=10**20, …)) ran 198 s.  m beyond 2⁵³ is refused by name; a
+    window of Bin(m, 1/n) too wide for the verdict's ~60 sums is refused with the estimate (before any sum);
+    what is accepted keeps δ⁺ ≤ δ at the returned upper ε (the coarser ε bisection stays sound)."""
+    g = bounds.Gaussian(theta=0.5)
+    with pytest.raises(ValueError, match=r"m = 1000.*integers in \[0, 9007199254740992\]"):
+        bounds.WithReplacement(g, 10 ** 20, 1000)
+    with pytest.raises(ValueError, match=r"binomial terms \(≈ \d+ s of CPU"):
+        bounds.crosscheck(bounds.WithReplacement(g, 2 ** 53, 10 ** 6), epsilon=1.0, delta=1e-5)
+    mech = bounds.WithReplacement(g, 10 ** 8, 10 ** 4)
+    v = bounds.crosscheck(mech, epsilon=1.0, delta=1e-5)
+    assert v.verdict == "undecided" and v.epsilon.lower == 0.0
+    upper = v.epsilon.upper
+    assert 1e6 < upper < 1e8
+    encl = bounds.crosschecking.enclosure(mech)  # δ⁺ at the returned ε meets δ, and just below it does not
+    assert encl.delta_bounds(upper)[1] <= 1e-5 < encl.delta_bounds(upper * (1 - 2.0 ** -30))[1]
+
+
+def test_cli_exit_status_and_printed_interval(capsys):
+    """Issue 21: exit 0 when every claim is valid, 1 when one is invalid, 3 when undecided (none invalid); the
+    printed ε interval is the one the verdicts used (sharpened by them), with every digit, so a claim marked
+    valid is never inside it; multi-step runs print σ, rate and steps."""
+    from ampbounds_cli import main
+
+    base = ["crosscheck", "--noise-multiplier", "1", "--rate", "0.1", "--delta", "1e-5", "--peers", "none"]
+    assert main(base + ["--claim-epsilon", "2.1330"]) == 0
+    assert main(base + ["--claim-epsilon", "2.1330", "--claim-epsilon", "0.4575"]) == 1
+    assert main(base + ["--claim-epsilon", "1.68454381432846"]) == 3  # inside the exact-profile enclosure
+    assert main(base) == 0  # nothing checked
+    capsys.readouterr()
+    comp = ["crosscheck", "--noise-multiplier", "1.1", "--rate", "0.004", "--steps", "300", "--delta", "1e-5",
+            "--peers", "none", "--tolerance", "1e-2"]
+    code = main(comp + ["--claim-epsilon", "0.5", "--claim-epsilon", "0.2", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == data["exit_status"] == (1 if any(r["check"]["verdict"] == "invalid" for r in data["rows"])
+                                           else 3 if any(r["check"]["verdict"] == "undecided" for r in data["rows"])
+                                           else 0)
+    lo, hi = data["certified_epsilon"]
+    for row in data["rows"]:
+        check = row["check"]
+        assert check["epsilon"][0] <= hi and lo <= check["epsilon"][1]
+        if check["verdict"] == "valid":
+            assert row["epsilon"] >= hi
+        if check["verdict"] == "invalid":
+            assert row["epsilon"] <= lo
+    assert "300 × Poisson-subsampled Gaussian, noise multiplier 1.1, rate 0.004" in data["mechanism"]
+    main(comp)
+    out = capsys.readouterr().out
+    assert "composition of 300 steps" in out and "noise multiplier 1.1" in out and "Composition(" not in out

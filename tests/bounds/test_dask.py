@@ -200,7 +200,7 @@ def test_dtype_and_shape_refused_at_call_time():
         with pytest.raises(ParameterTypeError, match="poisson_subsampling: epsilon"):
             bounds.poisson_subsampling(bad, 1e-6, 0.1)
         with pytest.raises(ParameterTypeError, match="subsampled_gaussian_profile: epsilon"):
-            bounds.subsampled_gaussian_profile(bad, 1.0, 0.1)
+            bounds.subsampled_gaussian_profile(bad, theta=1.0, rate=0.1)
     for function in (bounds.poisson_subsampling, bounds.poisson_subsampling_inverse):  # a numpy argument too
         with pytest.raises(ParameterTypeError, match=f"{function.__name__}: delta .*booleans"):
             function(da.ones(3), np.array([True, False, True]), 0.1)
@@ -209,7 +209,7 @@ def test_dtype_and_shape_refused_at_call_time():
     with pytest.raises(ValueError, match="poisson_subsampling: epsilon"):  # refused by the scalar route
         bounds.poisson_subsampling(dask.delayed(float)(1.0), 1e-6, 0.1)
     with pytest.raises(ValueError, match="subsampled_gaussian_profile: epsilon .*only dask arrays"):
-        bounds.subsampled_gaussian_profile(dask.delayed(float)(1.0), 1.0, 0.1)
+        bounds.subsampled_gaussian_profile(dask.delayed(float)(1.0), theta=1.0, rate=0.1)
 
 
 def test_zero_dimensional_and_keywords():
@@ -227,7 +227,7 @@ def test_zero_dimensional_and_keywords():
                                                     direction=direction)
         assert _same(result.compute(), expected)
     with pytest.raises(ValueError, match="direction"):
-        bounds.subsampled_gaussian_profile(da.ones(3), 1.0, 0.1, direction="sideways").compute()
+        bounds.subsampled_gaussian_profile(da.ones(3), theta=1.0, rate=0.1, direction="sideways").compute()
     k = bounds.safe_k_anonymization_min_k(delta=da.from_array(np.array([1e-3, 1e-6, 0.1]), chunks=2), beta=0.1,
                                           epsilon=1.0)
     assert k.dtype == np.int64 and _same(k.compute(), bounds.safe_k_anonymization_min_k(
@@ -250,14 +250,14 @@ def test_threaded_scheduler_and_one_graph_for_both_outputs():
 
 def test_mechanism_profiles():
     eps = np.linspace(0.0, 4.0, 9)
-    for function, args, mech in ((bounds.poisson_subsampling_profile, (0.05,), bounds.Laplace(1.5)),
-                                 (bounds.without_replacement_profile, (3, 10), bounds.Gaussian(0.8)),
-                                 (bounds.with_replacement_profile, (3, 10), bounds.Gaussian(0.8)),
-                                 (bounds.poisson_substitution_profile, (0.05,), bounds.Gaussian(0.8))):
+    for function, args, mech in ((bounds.poisson_subsampling_profile, (0.05,), bounds.Laplace(theta=1.5)),
+                                 (bounds.without_replacement_profile, (3, 10), bounds.Gaussian(theta=0.8)),
+                                 (bounds.with_replacement_profile, (3, 10), bounds.Gaussian(theta=0.8)),
+                                 (bounds.poisson_substitution_profile, (0.05,), bounds.Gaussian(theta=0.8))):
         expected = function(mech, eps, *args)
         result = _computed(function(mech, da.from_array(eps, chunks=(4, 5)), *args))
         assert _equal(result, expected), (function.__name__, mech)
-    for mech in (bounds.Gaussian(0.8), bounds.Laplace(1.5)):
+    for mech in (bounds.Gaussian(theta=0.8), bounds.Laplace(theta=1.5)):
         assert _same(mech.profile(da.from_array(eps, chunks=2)).compute(), mech.profile(eps))
     rho = np.array([0.1, 0.5, 1.0])
     assert _same(bounds.missing_data_corollary(0.5, 0.2, da.from_array(rho, chunks=2)).compute(),
@@ -269,18 +269,18 @@ def test_refused():
     p = _poisoned()[0, 0]  # a 0-d dask array that raises if it is ever computed
     identity = {(): 1}
     calls = {
-        "EpsDelta": lambda: bounds.EpsDelta(p, 1e-6), "Gaussian": lambda: bounds.Gaussian(p),
-        "Laplace": lambda: bounds.Laplace(p), "poisson_sampled": lambda: bounds.poisson_sampled(bounds.Gaussian(1.0), p),
-        "PoissonSampled": lambda: bounds.PoissonSampled(bounds.Gaussian(1.0), p),
-        "compose": lambda: bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(1.0), 0.01), p)]),
+        "EpsDelta": lambda: bounds.EpsDelta(p, 1e-6), "Gaussian": lambda: bounds.Gaussian(theta=p),
+        "Laplace": lambda: bounds.Laplace(theta=p), "poisson_sampled": lambda: bounds.poisson_sampled(bounds.Gaussian(theta=1.0), p),
+        "PoissonSampled": lambda: bounds.PoissonSampled(bounds.Gaussian(theta=1.0), p),
+        "compose": lambda: bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 0.01), p)]),
         "dpsgd_noise_multiplier": lambda: bounds.dpsgd_noise_multiplier(1.0, p, 0.01, 10),
         "dpsgd_max_steps": lambda: bounds.dpsgd_max_steps(1.0, 1e-5, 0.01, p),
-        "crosscheck": lambda: bounds.crosscheck(bounds.Gaussian(1.0), epsilon=p, delta=1e-5),
+        "crosscheck": lambda: bounds.crosscheck(bounds.Gaussian(theta=1.0), epsilon=p, delta=1e-5),
         "from_dp_event": lambda: bounds.from_dp_event(p), "from_opacus_history": lambda: bounds.from_opacus_history([(p, 0.01, 10)]),
         "DiscretePairs": lambda: bounds.DiscretePairs([((p, 0.5), (0.5, 0.5))]),
         "RateChange": lambda: bounds.RateChange(bounds.EpsDelta(1.0, 1e-6), p, 0.5),
-        "WithReplacement": lambda: bounds.WithReplacement(bounds.Gaussian(1.0), p, 10),
-        "WithoutReplacement": lambda: bounds.WithoutReplacement(bounds.Gaussian(1.0), 3, p),
+        "WithReplacement": lambda: bounds.WithReplacement(bounds.Gaussian(theta=1.0), p, 10),
+        "WithoutReplacement": lambda: bounds.WithoutReplacement(bounds.Gaussian(theta=1.0), 3, p),
         "suppression_bound": lambda: bounds.suppression_bound(lambda D: identity, range(2), 2, p),
         "suppression_sensitivity": lambda: bounds.suppression_sensitivity(lambda D: D, range(2), p),
         "fwl_clipped_mean": lambda: bounds.fwl_clipped_mean(3, 10, p), "fwl_covariance": lambda: bounds.fwl_covariance(3, 10, p),

@@ -33,7 +33,7 @@ def _t3_references():
 
 def test_spec_t3_gaussian_case():
     exact, bound, eps_prime, _ = _t3_references()
-    g = bounds.with_replacement_profile(bounds.Gaussian(1 / SIGMA), 0.1, 3, 4)
+    g = bounds.with_replacement_profile(bounds.Gaussian(theta=1 / SIGMA), 0.1, 3, 4)
     assert mp.mpf(g.delta) >= bound  # ≥ the 0.3445 group-profile value at 50 digits (same float θ and ε)
     assert mp.mpf(g.delta) >= exact  # ≥ the brute-force exact 0.3315
     assert abs(g.delta - 0.3445) < 1e-4 and abs(float(exact) - 0.3315) < 1e-4
@@ -44,25 +44,25 @@ def test_spec_t3_gaussian_case():
 def test_white_box_strictly_tighter_than_bare_epsilon_delta():
     theta = 1 / SIGMA
     for eps, m, n in [(0.1, 3, 4), (1.0, 10, 7), (0.5, 100, 500), (2.0, 20, 1000)]:
-        white = bounds.with_replacement_profile(bounds.Gaussian(theta), eps, m, n)
-        bare = bounds.with_replacement(eps, bounds.gaussian_profile(eps, theta), m, n)
+        white = bounds.with_replacement_profile(bounds.Gaussian(theta=theta), eps, m, n)
+        bare = bounds.with_replacement(eps, bounds.gaussian_profile(eps, theta=theta), m, n)
         assert white.epsilon == bare.epsilon
         assert white.delta < bare.delta, (eps, m, n, white, bare)
     # the EpsDelta mechanism reproduces the bare function
-    e = bounds.EpsDelta(0.1, bounds.gaussian_profile(0.1, theta))
+    e = bounds.EpsDelta(0.1, bounds.gaussian_profile(0.1, theta=theta))
     assert bounds.with_replacement_profile(e, 0.1, 3, 4) == bounds.with_replacement(0.1, e.delta, 3, 4)
 
 
 def test_one_draw_is_the_base_profile_over_n():
-    g = bounds.with_replacement_profile(bounds.Laplace(1.0), 0.3, 1, 10)
-    assert g.delta >= bounds.laplace_profile(0.3, 1.0) / 10 * (1 - 1e-15)
-    assert g.delta / (bounds.laplace_profile(0.3, 1.0) / 10) - 1 < 1e-13
+    g = bounds.with_replacement_profile(bounds.Laplace(theta=1.0), 0.3, 1, 10)
+    assert g.delta >= bounds.laplace_profile(0.3, theta=1.0) / 10 * (1 - 1e-15)
+    assert g.delta / (bounds.laplace_profile(0.3, theta=1.0) / 10) - 1 < 1e-13
 
 
 def test_poisson_profile_is_tight_for_gaussian():
     """p·δ_T9(ε) at A_p(ε) equals the exact subsampled REMOVE profile (SPEC T11 identity): sandwich."""
     for eps, theta, p in [(1.0, 1.0, 0.1), (0.3, 0.5, 0.01), (5.0, 2.0, 0.5)]:
-        g = bounds.poisson_subsampling_profile(bounds.Gaussian(theta), eps, p)
+        g = bounds.poisson_subsampling_profile(bounds.Gaussian(theta=theta), eps, p)
         exact = spec_delta("gaussian", "remove", g.epsilon, theta, p)  # SPEC T11 at the (rounded-up) ε'
         assert mp.mpf(g.delta) >= exact
         assert g.delta / exact - 1 < 1e-11
@@ -73,8 +73,8 @@ def test_poisson_and_without_replacement_profile_vectorised_and_epsdelta():
     g = bounds.poisson_subsampling_profile(e, 1.0, [0.01, 0.1])
     t1 = bounds.poisson_subsampling(1.0, 1e-6, np.array([0.01, 0.1]))
     assert np.array_equal(g.epsilon, t1.epsilon) and np.all(g.delta >= t1.delta * (1 - 1e-15))
-    w = bounds.without_replacement_profile(bounds.Gaussian(2.0), 0.5, 3, 10)
-    assert w.delta >= 0.3 * bounds.gaussian_profile(0.5, 2.0)
+    w = bounds.without_replacement_profile(bounds.Gaussian(theta=2.0), 0.5, 3, 10)
+    assert w.delta >= 0.3 * bounds.gaussian_profile(0.5, theta=2.0)
 
 
 def test_epsdelta_profile_and_group_profile():
@@ -88,35 +88,35 @@ def test_epsdelta_profile_and_group_profile():
         assert mp.mpf(e.group_profile(1.0, 2)) >= g_ref
     # black box never beats white box: Gaussian group profile ≤ T7 form of its own profile
     theta = 0.8
-    gauss = bounds.Gaussian(theta)
+    gauss = bounds.Gaussian(theta=theta)
     for k in (2, 3, 5):
         black = (math.expm1(1.0) / math.expm1(1.0 / k)) * gauss.profile(1.0 / k)
         assert gauss.group_profile(1.0, k) <= black
 
 
 def test_group_is_k_theta():
-    assert bounds.Gaussian(0.3).group(3).theta >= 0.9
-    assert bounds.Laplace(0.5).group(1) == bounds.Laplace(0.5)
+    assert bounds.Gaussian(theta=0.3).group(3).theta >= 0.9
+    assert bounds.Laplace(theta=0.5).group(1) == bounds.Laplace(theta=0.5)
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf"), "x"])
 def test_bad_theta(bad):
     with pytest.raises(ValueError, match="theta"):
-        bounds.Gaussian(bad)
+        bounds.Gaussian(theta=bad)
     with pytest.raises(ValueError, match="theta"):
-        bounds.Laplace(bad)
+        bounds.Laplace(theta=bad)
 
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="mechanism"):
         bounds.poisson_subsampling_profile((1.0, 1e-6), 1.0, 0.1)
     with pytest.raises(ValueError, match="rate"):
-        bounds.poisson_subsampling_profile(bounds.Gaussian(1.0), 1.0, 1.5)
+        bounds.poisson_subsampling_profile(bounds.Gaussian(theta=1.0), 1.0, 1.5)
     with pytest.raises(ValueError, match="delta"):
         bounds.EpsDelta(1.0, 2.0)
     with pytest.raises(ValueError, match="relation"):
-        bounds.with_replacement_profile(bounds.Gaussian(1.0), 1.0, 3, 4, relation="x")
+        bounds.with_replacement_profile(bounds.Gaussian(theta=1.0), 1.0, 3, 4, relation="x")
     with pytest.raises(ValueError, match="ε₀"):
         bounds.with_replacement_profile(bounds.EpsDelta(1.0, 1e-6), 0.5, 3, 4)
     with pytest.raises(ValueError, match="integer"):
-        bounds.Gaussian(1.0).group(1.5)
+        bounds.Gaussian(theta=1.0).group(1.5)

@@ -122,7 +122,7 @@ def test_dp_accounting_oddities_are_reported():
 @needs("autodp")
 def test_autodp_tiny_rate_crash_is_reported():
     spec = {"steps": [["gaussian", 1.0, 1e-9, 1]], "delta": 1e-5}
-    target = bounds.poisson_sampled(bounds.Gaussian(1.0), 1e-9)
+    target = bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 1e-9)
     (row,) = peers.run_peers(spec, target, peers=["autodp"], timeout=300)
     assert row.status in ("crashed", "ok", "negative")
     if row.status == "ok":

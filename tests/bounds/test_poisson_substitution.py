@@ -159,9 +159,9 @@ def test_vectorised_equals_scalar():
         assert (s.epsilon, s.delta) == (g.epsilon[i], g.delta[i])
     b = bounds.poisson_substitution(e[:, None], 0.2, 0.4, np.array([0.1, 0.9])[None, :])
     assert b.delta.shape == (e.size, 2)
-    p = bounds.poisson_substitution_profile(bounds.Gaussian(1.0), e[4:10], 0.3)
+    p = bounds.poisson_substitution_profile(bounds.Gaussian(theta=1.0), e[4:10], 0.3)
     for i, x in enumerate(e[4:10]):
-        assert bounds.poisson_substitution_profile(bounds.Gaussian(1.0), float(x), 0.3) == (p.epsilon[i], p.delta[i])
+        assert bounds.poisson_substitution_profile(bounds.Gaussian(theta=1.0), float(x), 0.3) == (p.epsilon[i], p.delta[i])
 
 
 # ---- bad inputs ---------------------------------------------------------------------------------------
@@ -191,16 +191,16 @@ def test_profile_bad_inputs():
     with pytest.raises(ValueError, match="mechanism"):
         bounds.poisson_substitution_profile("gaussian", 1.0, 0.1)
     with pytest.raises(ValueError, match="substitute"):
-        bounds.poisson_substitution_profile(bounds.Gaussian(1.0), 1.0, 0.1, substitute=0.5)
+        bounds.poisson_substitution_profile(bounds.Gaussian(theta=1.0), 1.0, 0.1, substitute=0.5)
     with pytest.raises(ValueError, match="rate"):
-        bounds.poisson_substitution_profile(bounds.Gaussian(1.0), 1.0, 1.1)
+        bounds.poisson_substitution_profile(bounds.Gaussian(theta=1.0), 1.0, 1.1)
     with pytest.raises(ValueError, match="epsilon"):
-        bounds.poisson_substitution_profile(bounds.Laplace(1.0), -0.5, 0.1)
+        bounds.poisson_substitution_profile(bounds.Laplace(theta=1.0), -0.5, 0.1)
 
 
 # ---- mechanism objects --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("mechanism", [bounds.Gaussian(0.7), bounds.Laplace(1.3), bounds.EpsDelta(1.0, 1e-6)])
+@pytest.mark.parametrize("mechanism", [bounds.Gaussian(theta=0.7), bounds.Laplace(theta=1.3), bounds.EpsDelta(1.0, 1e-6)])
 def test_profile_form_uses_remove_profile_and_group_of_two(mechanism):
     for e in (0.0, 0.3, 1.0, 4.0):
         for r in (0.0, 0.01, 0.5, 1.0):
@@ -212,7 +212,7 @@ def test_profile_form_uses_remove_profile_and_group_of_two(mechanism):
 def test_explicit_substitute_profile_is_tighter_for_bounded_sums():
     """A sum of values in [0, 1]: add/remove and substitute sensitivity are both 1 (θ_s = θ); the default
     (group of two, θ_s = 2θ) is valid but looser."""
-    m = bounds.Gaussian(1.0)
+    m = bounds.Gaussian(theta=1.0)
     for e in (0.1, 1.0, 3.0):
         tight = bounds.poisson_substitution_profile(m, e, 0.1, substitute=m)
         loose = bounds.poisson_substitution_profile(m, e, 0.1)
@@ -253,7 +253,7 @@ def _subsampled_substitute_gaussian(epsilon: float, sigma: float, rate: float) -
 @pytest.mark.parametrize(("epsilon", "sigma", "rate"),
                          [(0.5, 1.0, 0.1), (1.0, 2.0, 0.01), (2.0, 0.7, 0.5), (0.1, 3.0, 0.9), (3.0, 1.0, 1.0)])
 def test_gaussian_profile_form_is_sound_on_the_exact_subsampled_pair(epsilon, sigma, rate):
-    g = bounds.poisson_substitution_profile(bounds.Gaussian(1 / sigma), epsilon, rate)
+    g = bounds.poisson_substitution_profile(bounds.Gaussian(theta=1 / sigma), epsilon, rate)
     with mp.workdps(40):
         assert mpf(g.epsilon) >= mp.log(1 + mpf(rate) * (mp.exp(mpf(epsilon)) - 1))
     exact = _subsampled_substitute_gaussian(epsilon, sigma, rate)

@@ -50,7 +50,7 @@ THETAS = [1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0, 1e3]
 @pytest.mark.parametrize("theta", THETAS)
 def test_gaussian_profile_sound_and_accurate(theta):
     eps = np.array(EPS)
-    got = bounds.gaussian_profile(eps, theta)
+    got = bounds.gaussian_profile(eps, theta=theta)
     for e, g in zip(eps, got):
         ref = gauss_ref(float(e), theta)
         assert mpf(float(g)) >= ref, (e, theta)
@@ -66,7 +66,7 @@ def test_gaussian_profile_tiny_delta_large_epsilon():
         for target in (1e-300, 1e-200, 1e-100):
             theta = bounds.gaussian_sigma(e, target) ** -1
             ref = gauss_ref(e, theta)
-            got = bounds.gaussian_profile(e, theta)
+            got = bounds.gaussian_profile(e, theta=theta)
             assert mpf(got) >= ref and mpf(got) / ref - 1 < 1e-13
 
 
@@ -74,7 +74,7 @@ def test_gaussian_profile_tiny_delta_large_epsilon():
 @settings(max_examples=60)
 def test_gaussian_profile_random(e, theta):
     ref = gauss_ref(e, theta)
-    got = bounds.gaussian_profile(e, theta)
+    got = bounds.gaussian_profile(e, theta=theta)
     assert mpf(got) >= ref
     if ref > 1e-300:
         assert mpf(got) / ref - 1 < 1e-13
@@ -83,7 +83,7 @@ def test_gaussian_profile_random(e, theta):
 @pytest.mark.parametrize("theta", [1e-3, 0.5, 1.0, 7.0])
 def test_laplace_profile_sound(theta):
     eps = np.array(EPS + [theta, -theta, theta * 0.999])
-    got = bounds.laplace_profile(eps, theta)
+    got = bounds.laplace_profile(eps, theta=theta)
     for e, g in zip(eps, got):
         ref = laplace_ref(float(e), theta)
         assert mpf(float(g)) >= ref
@@ -94,21 +94,21 @@ def test_laplace_profile_sound(theta):
 
 
 def test_limits_and_symmetry():
-    assert bounds.gaussian_profile(math.inf, 1.0) == 0.0
-    assert bounds.gaussian_profile(-math.inf, 1.0) == 1.0
-    assert bounds.laplace_profile(1.0, 1.0) == 0.0
+    assert bounds.gaussian_profile(math.inf, theta=1.0) == 0.0
+    assert bounds.gaussian_profile(-math.inf, theta=1.0) == 1.0
+    assert bounds.laplace_profile(1.0, theta=1.0) == 0.0
     # Gaussian at ε = 0: 2Φ(θ/2) − 1
     with mp.workdps(50):
-        assert abs(bounds.gaussian_profile(0.0, 1.0) / (2 * mp.ncdf(0.5) - 1) - 1) < 1e-14
+        assert abs(bounds.gaussian_profile(0.0, theta=1.0) / (2 * mp.ncdf(0.5) - 1) - 1) < 1e-14
 
 
 def test_vectorised_equals_scalar():
     e = np.linspace(-3, 30, 17)
     t = np.logspace(-2, 2, 5)[:, None]
-    grid = bounds.gaussian_profile(e, t)
+    grid = bounds.gaussian_profile(e, theta=t)
     assert grid.shape == (5, 17)
-    assert all(grid[i, j] == bounds.gaussian_profile(float(e[j]), float(t[i, 0])) for i in range(5) for j in range(17))
-    assert isinstance(bounds.laplace_profile(0.5, 1.0), float)
+    assert all(grid[i, j] == bounds.gaussian_profile(float(e[j]), theta=float(t[i, 0])) for i in range(5) for j in range(17))
+    assert isinstance(bounds.laplace_profile(0.5, theta=1.0), float)
 
 
 @pytest.mark.parametrize("target", [0.5, 0.1, 1e-5, 1e-15, 1e-100, 1e-300, 0.999999])
@@ -116,18 +116,18 @@ def test_vectorised_equals_scalar():
 def test_inverses_on_the_safe_side(target, theta):
     for profile, inverse, ref in ((bounds.gaussian_profile, bounds.gaussian_profile_inverse, gauss_ref),
                                   (bounds.laplace_profile, bounds.laplace_profile_inverse, laplace_ref)):
-        e = inverse(target, theta)
+        e = inverse(target, theta=theta)
         assert ref(e, theta) <= target  # the exact profile at the returned ε meets the target
-        assert profile(e, theta) <= target  # and so does the upward-rounded one
+        assert profile(e, theta=theta) <= target  # and so does the upward-rounded one
         if math.isfinite(e) and target <= 0.9:  # minimality: a slightly smaller ε misses the target
             smaller = e - 1e-12 * max(abs(e), 1e-3)
             assert ref(smaller, theta) > target
 
 
 def test_inverse_endpoints():
-    assert bounds.laplace_profile_inverse(0.0, 2.0) == 2.0
-    assert bounds.gaussian_profile_inverse(0.0, 2.0) == math.inf
-    assert bounds.gaussian_profile_inverse(1.0, 2.0) == -math.inf
+    assert bounds.laplace_profile_inverse(0.0, theta=2.0) == 2.0
+    assert bounds.gaussian_profile_inverse(0.0, theta=2.0) == math.inf
+    assert bounds.gaussian_profile_inverse(1.0, theta=2.0) == -math.inf
 
 
 CAL_EPS = [1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 50.0, 100.0, 500.0]
@@ -180,12 +180,12 @@ def test_gaussian_sigma_scales_with_sensitivity_and_matches_known_value():
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: bounds.gaussian_profile(math.nan, 1.0), "epsilon"),
-    (lambda: bounds.gaussian_profile(1.0, 0.0), "theta"),
-    (lambda: bounds.gaussian_profile(1.0, -2.0), "theta"),
-    (lambda: bounds.laplace_profile(1.0, math.nan), "theta"),
-    (lambda: bounds.laplace_profile_inverse(1.5, 1.0), "delta"),
-    (lambda: bounds.gaussian_profile_inverse(-0.1, 1.0), "delta"),
+    (lambda: bounds.gaussian_profile(math.nan, theta=1.0), "epsilon"),
+    (lambda: bounds.gaussian_profile(1.0, theta=0.0), "theta"),
+    (lambda: bounds.gaussian_profile(1.0, theta=-2.0), "theta"),
+    (lambda: bounds.laplace_profile(1.0, theta=math.nan), "theta"),
+    (lambda: bounds.laplace_profile_inverse(1.5, theta=1.0), "delta"),
+    (lambda: bounds.gaussian_profile_inverse(-0.1, theta=1.0), "delta"),
     (lambda: bounds.gaussian_sigma(1.0, 0.0), "delta"),
     (lambda: bounds.gaussian_sigma(1.0, 1.0), "delta"),
     (lambda: bounds.gaussian_sigma(-1.0, 1e-5), "epsilon"),

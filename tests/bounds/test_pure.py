@@ -77,7 +77,7 @@ out["heavy"] = [m for m in ("bounds.composition", "bounds.crosschecking", "bound
 g = bounds.poisson_subsampling(1.0, 1e-6, 0.01)
 out["first"] = "numba" in sys.modules
 out["first_value"] = list(g)
-h = bounds.subsampled_gaussian_profile(1.0, 1.0, 0.01)
+h = bounds.subsampled_gaussian_profile(1.0, theta=1.0, rate=0.01)
 out["t11"] = "numba" in sys.modules
 out["t11_value"] = h
 for _ in range(_core.PURE_CALLS - 1):
@@ -117,7 +117,7 @@ def test_tiers_switch_and_fall_back():
     assert out["after_switch"] and out["compiled_in_place"]
     array = [float(v[0]) for v in bounds.poisson_subsampling([1.0], 1e-6, 0.01)]
     assert out["first_value"] == out["switched_value"] == array
-    assert out["t11_value"] == float(bounds.subsampled_gaussian_profile(np.array([1.0]), 1.0, 0.01)[0])
+    assert out["t11_value"] == float(bounds.subsampled_gaussian_profile(np.array([1.0]), theta=1.0, rate=0.01)[0])
     assert out["pure_modules"] and all(not m.startswith("numeric._pure.") or "numba" not in m
                                        for m in out["pure_modules"])
     # lazy public names: no heavy submodule at import; every name of __all__ resolves, in dir(bounds)

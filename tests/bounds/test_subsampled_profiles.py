@@ -66,7 +66,7 @@ RATES = [0.0, 1e-12, 1e-6, 0.01, 0.3, 0.9, 1.0]
 def test_sound_and_accurate(mech, direction, q):
     eps = np.array(EPS)
     for theta in THETAS:
-        got = LIB[mech](eps, theta, q, direction=direction)
+        got = LIB[mech](eps, theta=theta, rate=q, direction=direction)
         for e, g in zip(eps, got):
             ref = spec_ref(mech, direction, float(e), theta, q)
             assert mpf(float(g)) >= ref, (mech, direction, e, theta, q, g, ref)
@@ -80,9 +80,9 @@ def test_both_is_max_and_remove_dominates_for_nonnegative_epsilon():
     eps = np.logspace(-6, 2.7, 40)
     for mech, f in LIB.items():
         for q in (1e-9, 0.05, 0.5):
-            rem = f(eps, 1.3, q, direction="remove")
-            add = f(eps, 1.3, q, direction="add")
-            both = f(eps, 1.3, q)
+            rem = f(eps, theta=1.3, rate=q, direction="remove")
+            add = f(eps, theta=1.3, rate=q, direction="add")
+            both = f(eps, theta=1.3, rate=q)
             assert np.array_equal(both, np.maximum(rem, add))
             assert np.all(add <= rem * (1 + 1e-13))
 
@@ -93,7 +93,7 @@ def test_identity_remove_at_amplified_epsilon():
         with mp.workdps(60):
             a = mp.log(1 + q * mp.expm1(mpf(e)))
         a_up = float(a) if mpf(float(a)) >= a else math.nextafter(float(a), math.inf)
-        got = bounds.subsampled_gaussian_profile(a_up, t, q, direction="remove")
+        got = bounds.subsampled_gaussian_profile(a_up, theta=t, rate=q, direction="remove")
         want = q * spec_ref("gaussian", "remove", e, t, 1.0)
         assert abs(mpf(got) / want - 1) < 1e-12
 
@@ -101,10 +101,10 @@ def test_identity_remove_at_amplified_epsilon():
 def test_q1_is_base_profile():
     eps = np.array(EPS)
     for d in ("remove", "add", "both"):
-        np.testing.assert_allclose(bounds.subsampled_gaussian_profile(eps, 0.8, 1.0, direction=d),
-                                   bounds.gaussian_profile(eps, 0.8), rtol=5e-14, atol=1e-300)
-        np.testing.assert_allclose(bounds.subsampled_laplace_profile(eps, 0.8, 1.0, direction=d),
-                                   bounds.laplace_profile(eps, 0.8), rtol=5e-14, atol=1e-300)
+        np.testing.assert_allclose(bounds.subsampled_gaussian_profile(eps, theta=0.8, rate=1.0, direction=d),
+                                   bounds.gaussian_profile(eps, theta=0.8), rtol=5e-14, atol=1e-300)
+        np.testing.assert_allclose(bounds.subsampled_laplace_profile(eps, theta=0.8, rate=1.0, direction=d),
+                                   bounds.laplace_profile(eps, theta=0.8), rtol=5e-14, atol=1e-300)
 
 
 def _quad(mech, direction, e, t, q):
@@ -141,7 +141,7 @@ def test_quadrature(mech, direction):
     with mp.workdps(25):
         for e, t, q in [(0.2, 1.0, 0.3), (1.0, 2.0, 0.05), (-0.02, 0.5, 0.5)]:
             ref = _quad(mech, direction, e, t, q)
-            got = LIB[mech](e, t, q, direction=direction)
+            got = LIB[mech](e, theta=t, rate=q, direction=direction)
             if ref == 0:  # ADD past c ≤ 0, Laplace past its upper threshold
                 assert got == 0.0
                 continue
@@ -154,12 +154,12 @@ def test_inverse_safe(mech, direction):
     thetas = np.array([1e-2, 0.5, 2.0, 30.0])
     for q in (1e-12, 1e-3, 0.2, 1.0):
         for d in (1e-300, 1e-12, 1e-5, 0.01):
-            e = INV[mech](d, thetas, q, direction=direction)
-            assert np.all(LIB[mech](e, thetas, q, direction=direction) <= d)
+            e = INV[mech](d, theta=thetas, rate=q, direction=direction)
+            assert np.all(LIB[mech](e, theta=thetas, rate=q, direction=direction) <= d)
 
 
 def test_inverse_close_to_root():
-    e = bounds.subsampled_gaussian_profile_inverse(1e-5, 1.0, 0.01, direction="remove")
+    e = bounds.subsampled_gaussian_profile_inverse(1e-5, theta=1.0, rate=0.01, direction="remove")
     with mp.workdps(60):
         assert spec_ref("gaussian", "remove", e, 1.0, 0.01) <= mpf(1e-5)
         below = spec_ref("gaussian", "remove", e * (1 - 1e-13), 1.0, 0.01)
@@ -167,10 +167,10 @@ def test_inverse_close_to_root():
 
 
 def test_laplace_inverse_at_zero_is_the_threshold():
-    e = bounds.subsampled_laplace_profile_inverse(0.0, 1.0, 0.5, direction="remove")
+    e = bounds.subsampled_laplace_profile_inverse(0.0, theta=1.0, rate=0.5, direction="remove")
     thr = math.log(0.5 + 0.5 * math.e)
     assert e >= thr and e - thr < 1e-14
-    assert bounds.subsampled_gaussian_profile_inverse(0.0, 1.0, 0.5) == math.inf
+    assert bounds.subsampled_gaussian_profile_inverse(0.0, theta=1.0, rate=0.5) == math.inf
 
 
 @settings(max_examples=60, deadline=None)
@@ -178,9 +178,10 @@ def test_laplace_inverse_at_zero_is_the_threshold():
 def test_hypothesis_monotone_in_epsilon_and_rate(e, t, q):
     for f in LIB.values():
         for d in ("remove", "add"):
-            assert f(e * 1.1 + 1e-3, t, q, direction=d) <= f(e, t, q, direction=d) * (1 + 1e-13)
+            assert f(e * 1.1 + 1e-3, theta=t, rate=q, direction=d) <= f(e, theta=t, rate=q, direction=d) * (1 + 1e-13)
         # more sampling, less privacy: REMOVE is non-decreasing in q for ε ≥ 0
-        assert f(e, t, q, direction="remove") <= f(e, t, min(1.0, q * 1.5), direction="remove") * (1 + 1e-13)
+        assert f(e, theta=t, rate=q, direction="remove") <= f(e, theta=t, rate=min(1.0, q * 1.5),
+                                                              direction="remove") * (1 + 1e-13)
 
 
 @pytest.mark.parametrize("kwargs, word", [
@@ -199,18 +200,18 @@ def test_bad_input(kwargs, word):
 
 def test_bad_direction_and_inverse_input():
     with pytest.raises(ValueError, match="direction"):
-        bounds.subsampled_gaussian_profile(1.0, 1.0, 0.1, direction="up")
+        bounds.subsampled_gaussian_profile(1.0, theta=1.0, rate=0.1, direction="up")
     with pytest.raises(ValueError, match="delta"):
-        bounds.subsampled_laplace_profile_inverse(1.5, 1.0, 0.1)
+        bounds.subsampled_laplace_profile_inverse(1.5, theta=1.0, rate=0.1)
 
 
 def test_vectorised_equals_scalar():
     eps, thetas, qs = np.array([0.1, 1.0, 5.0]), np.array([0.5, 2.0]), np.array([[0.01], [0.5]])
-    got = bounds.subsampled_gaussian_profile(eps[None, None, :], thetas[None, :, None], qs[:, :, None])
+    got = bounds.subsampled_gaussian_profile(eps[None, None, :], theta=thetas[None, :, None], rate=qs[:, :, None])
     for i, q in enumerate(qs[:, 0]):
         for j, t in enumerate(thetas):
             for k, e in enumerate(eps):
-                assert got[i, j, k] == bounds.subsampled_gaussian_profile(float(e), float(t), float(q))
+                assert got[i, j, k] == bounds.subsampled_gaussian_profile(float(e), theta=float(t), rate=float(q))
 
 
 # ---- the T11 checks can fail ----------------------------------------------------------------------------
@@ -225,14 +226,14 @@ def test_checks_can_fail(monkeypatch):
     orig = bounds.subsampled_gaussian_profile
     # quadrature route: the ADD value returned for REMOVE is caught
     monkeypatch.setattr(bounds, "subsampled_gaussian_profile",
-                        lambda e, t, q, direction="both": orig(e, t, q, direction="add"))
+                        lambda e, *, theta, rate, direction="both": orig(e, theta=theta, rate=rate, direction="add"))
     assert not checks.quadrature_route().passed
     # REMOVE ≥ ADD: swapped directions are caught
     swap = {"remove": "add", "add": "remove", "both": "both"}
     monkeypatch.setattr(bounds, "subsampled_gaussian_profile",
-                        lambda e, t, q, direction="both": orig(e, t, q, direction=swap[direction]))
+                        lambda e, *, theta, rate, direction="both": orig(e, theta=theta, rate=rate, direction=swap[direction]))
     assert not checks.remove_dominates_and_q1().passed
     # Arb soundness: values 1e-13 too small are caught
     monkeypatch.setattr(bounds, "subsampled_gaussian_profile",
-                        lambda e, t, q, direction="both": orig(e, t, q, direction=direction) * (1 - 1e-13))
+                        lambda e, *, theta, rate, direction="both": orig(e, theta=theta, rate=rate, direction=direction) * (1 - 1e-13))
     assert not checks.arb_enclosures().passed

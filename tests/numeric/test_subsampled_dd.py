@@ -121,7 +121,7 @@ def test_argument_routes_near_the_switch(ratio, direction):
     else:  # E/c = ratio with c = q − (1 − q)E: E = ratio·q/(1 + ratio(1 − q))
         epsilon = math.log1p(ratio * q / (1 + ratio * (1 - q)))
     for theta in (0.05, 1.0, 6.0):
-        got = bounds.subsampled_gaussian_profile(epsilon, theta, q, direction=direction)
+        got = bounds.subsampled_gaussian_profile(epsilon, theta=theta, rate=q, direction=direction)
         ref = spec_gaussian(direction, epsilon, theta, q)
         assert mp.mpf(got) >= ref
         assert float(mp.mpf(got) / ref - 1) <= 1e-12
@@ -134,7 +134,7 @@ ISSUE10 = [(0.0, 1e-100, 0.5), (0.0, 1e-20, 0.5), (1e-30, 1e-20, 0.5), (1e-18, 1
 @pytest.mark.parametrize("epsilon,theta,rate", ISSUE10)
 @pytest.mark.parametrize("direction", ["remove", "add"])
 def test_issue10_relative_error(epsilon, theta, rate, direction):
-    got = bounds.subsampled_gaussian_profile(epsilon, theta, rate, direction=direction)
+    got = bounds.subsampled_gaussian_profile(epsilon, theta=theta, rate=rate, direction=direction)
     ref = spec_gaussian(direction, epsilon, theta, rate)
     if ref == 0:
         assert got == 0.0
@@ -150,7 +150,7 @@ def test_add_near_threshold_neighbours():
     for _ in range(3):
         e = math.nextafter(e, -1.0)
     for _ in range(7):
-        got = bounds.subsampled_gaussian_profile(e, theta, q, direction="add")
+        got = bounds.subsampled_gaussian_profile(e, theta=theta, rate=q, direction="add")
         ref = spec_gaussian("add", e, theta, q)
         if ref == 0:
             assert got <= 1e-300  # c ≤ 0: exact 0 (or the band's bound, which is c⁺-sized)
@@ -163,11 +163,11 @@ def test_inverse_at_tiny_theta_is_tight():
     """The inverse inherits the forward accuracy: at θ = 1e-20, ε(δ) for δ just below δ(0) is ≥ 0 and small."""
     theta, q = 1e-20, 0.5
     d0 = float(spec_gaussian("remove", 0.0, theta, q))
-    eps = bounds.subsampled_gaussian_profile_inverse(d0 * (1 - 1e-9), theta, q, direction="remove")
+    eps = bounds.subsampled_gaussian_profile_inverse(d0 * (1 - 1e-9), theta=theta, rate=q, direction="remove")
     assert eps > 0.0
     # δ(ε) near 0 falls with slope ≈ 1/2 per unit ε: the exact root is ≈ 2e-9·δ(0); allow a factor 2
     assert eps < 2 * 2e-9 * d0 * 2
-    assert mp.mpf(bounds.subsampled_gaussian_profile(eps, theta, q, direction="remove")) <= mp.mpf(d0 * (1 - 1e-9))
+    assert mp.mpf(bounds.subsampled_gaussian_profile(eps, theta=theta, rate=q, direction="remove")) <= mp.mpf(d0 * (1 - 1e-9))
 
 
 def test_both_kernel_equals_maximum_of_directions():
@@ -179,8 +179,9 @@ def test_both_kernel_equals_maximum_of_directions():
     t = 10 ** rng.uniform(-3, 3, e.size)
     q = np.concatenate([10 ** rng.uniform(-12, 0, e.size - 5), [0.0, 1.0, 0.5, 0.5, 1e-300]])
     for f in (bounds.subsampled_gaussian_profile, bounds.subsampled_laplace_profile):
-        both = f(e, t, q)
-        assert np.array_equal(both, np.maximum(f(e, t, q, direction="remove"), f(e, t, q, direction="add")))
+        both = f(e, theta=t, rate=q)
+        assert np.array_equal(both, np.maximum(f(e, theta=t, rate=q, direction="remove"),
+                                               f(e, theta=t, rate=q, direction="add")))
 
 
 def test_base_up_is_t11_at_rate_one():

@@ -203,3 +203,19 @@ def _same(a, b, tol) -> bool:
         with mp.workprec(refstore.STORED_BITS + 20):
             return abs(a - b) <= abs(b) * tol
     return a == b
+
+
+def test_every_theorem_says_whether_its_budget_is_derived_or_measured():
+    """Issue 21: the certificate distinguishes derived budgets (proofs beside the code) from measured ones (a
+    peak against references): every record has an entry, and the table and the JSON rows carry it."""
+    from numeric._generated.metadata import THEOREMS
+    from numeric.budgets import BUDGET_PROVENANCE
+
+    assert set(BUDGET_PROVENANCE) == set(THEOREMS)
+    assert all(kind in ("derived", "measured") and note for kind, note in BUDGET_PROVENANCE.values())
+    results = [Result(Check(f"c{t}", (t,), "property", lambda: Outcome(True, "ok")), Outcome(True, "ok"), 0.0)
+               for t in ("T1", "T9")]
+    rows = {r["theorem"]: r for r in certify.certificate(results)}
+    assert rows["T1"]["budget"] == "derived" and rows["T9"]["budget"] == "measured"
+    text = certify.render(results, verbose=False)
+    assert "budget" in text.splitlines()[0] and "measured = at least one budget" in text
