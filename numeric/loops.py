@@ -41,16 +41,16 @@ from numba.extending import intrinsic  # noqa: E402
 kernel: Any = None  # a placeholder: each loop's copy of a template has the real kernel in its own globals
 
 
-# The widest vectors the CPU has (issue 20).  LLVM's X86 tuning for Intel's AVX-512 server cores (skylake-avx512,
-# cascadelake, icelake-server, sapphirerapids, …) prefers 256-bit vectors unless a function asks otherwise, so
-# there the loops ran 4 lanes wide on 8-lane hardware; AMD's znver4/5 and LLVM's generic x86-64-v4 tuning already
-# use 512.  ``"prefer-vector-width"="512"`` is the function attribute clang's ``-mprefer-vector-width=512`` sets: a
-# preference, capped by what the CPU has (AVX2: 256, SSE2: 128), so it is safe on every CPU.  It changes only how
-# many points one instruction handles: each lane runs the same IEEE-754 operations (+, −, ×, ÷, comparisons,
-# selects, integer and bit operations, and llvm.fma only where numeric.special.HAS_FMA already chose it; numba
-# never contracts a·b + c without fastmath), so every result is bit-identical across vector widths and CPUs
-# (tests/numeric/test_vector_width.py compares NUMBA_CPU_NAME=generic, haswell, skylake-avx512 and the host
-# against the plain-Python tier).
+# The widest vectors the CPU has (issue 20).  LLVM's X86 tunings for Intel's AVX-512 cores (skylake-avx512,
+# cascadelake, icelake-server, sapphirerapids, …) and the generic x86-64-v4 level prefer 256-bit vectors unless a
+# function asks otherwise, so there the loops ran 4 lanes wide on 8-lane hardware; AMD's znver4 tuning already used
+# 512.  ``"prefer-vector-width"="512"`` is the function attribute clang's ``-mprefer-vector-width=512`` sets: a
+# preference, capped by what the CPU has (AVX2: 256, SSE2: 128; non-x86 targets ignore it), so it is safe on every
+# CPU.  It changes only how many points one instruction handles: each lane runs the same IEEE-754 operations (+, −,
+# ×, ÷, comparisons, selects, integer and bit operations, and llvm.fma only where numeric.special.HAS_FMA already
+# chose it; numba never contracts a·b + c without fastmath), so every result is bit-identical across vector widths
+# and CPUs (tests/numeric/test_vector_width.py compares NUMBA_CPU_NAME=generic, haswell, skylake-avx512 and the
+# host against the plain-Python tier).
 PREFER_VECTOR_WIDTH = '"prefer-vector-width"="512"'
 
 
