@@ -49,8 +49,8 @@ kernel: Any = None  # a placeholder: each loop's copy of a template has the real
 # CPU.  It changes only how many points one instruction handles: each lane runs the same IEEE-754 operations (+, −,
 # ×, ÷, comparisons, selects, integer and bit operations, and llvm.fma only where numeric.special.HAS_FMA already
 # chose it; numba never contracts a·b + c without fastmath), so every result is bit-identical across vector widths
-# and CPUs (tests/numeric/test_vector_width.py compares NUMBA_CPU_NAME=generic, haswell, skylake-avx512 and the
-# host against the plain-Python tier).
+# and CPUs (tests/numeric/test_vector_width.py compares the host's loops, NUMBA_CPU_NAME=generic and haswell
+# without AVX-512 with the plain-Python tier).
 PREFER_VECTOR_WIDTH = '"prefer-vector-width"="512"'
 
 

@@ -8,8 +8,10 @@ compared bit for bit
 
 - with the plain-Python tier (``numeric.pure``: the kernels' own source without numba), point by point, and
 - with the same loops compiled in child processes for other CPUs: ``NUMBA_CPU_NAME=generic`` (x86-64 baseline,
-  SSE2, no FMA instruction: numba calls a correctly rounded ``fma``), ``haswell`` without AVX-512 (AVX2, 4
-  lanes) and ``skylake-avx512`` (Intel's tuning, which without the attribute stayed at 256 bits).
+  scalar, no FMA instruction: numba calls a correctly rounded ``fma``) and ``haswell`` without AVX-512 (AVX2, 4
+  lanes).  The host's own loops are the third width (8 lanes on an AVX-512 host, where the attribute matters;
+  ``skylake-avx512`` in a child would repeat that width on such a host and cannot run on others, so it is not
+  compiled again here: benchmarks/bench_vector_width.py shows its assembly).
 
 The kernels are those whose loops vectorise (``numeric.generate.ELEMENTARY_KERNELS``): T1 ε (``amplify``), T2 ε
 (``amplify_quotient``), T7 δ (``group_delta``, with ``two_product``'s FMA or Dekker form) and T1 δ (``mul_up``); the children, which compile
@@ -128,14 +130,11 @@ def test_loops_equal_the_plain_python_tier():
 
 
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="x86 CPU names")
-@pytest.mark.parametrize("cpu_name", ["generic", "haswell", "skylake-avx512"])
+@pytest.mark.parametrize("cpu_name", ["generic", "haswell"])
 def test_loops_are_bit_identical_across_cpus(cpu_name):
     import llvmlite.binding as llvm
 
     features = llvm.get_host_cpu_features()
-    if cpu_name == "skylake-avx512" and not all(features.get(f) for f in ("avx512f", "avx512dq", "avx512bw",
-                                                                              "avx512vl")):
-        pytest.skip("this CPU cannot run AVX-512 code")
     if cpu_name == "haswell" and not all(features.get(f) for f in ("avx2", "fma", "bmi2")):
         pytest.skip("this CPU cannot run AVX2 code")
     # generic: numba passes no features (baseline x86-64); haswell: AVX2 at most, whatever the host has
