@@ -2,7 +2,11 @@
 ns/point: CPU time (``time.process_time``), interleaved repeats (every case once per round, rounds repeated),
 medians, ratios from the same run.  The machine may be shared: the load average is printed with the results.
 
-    PYTHONPATH=. python benchmarks/bench_ratios.py [--points 1000000] [--rounds 7]
+    PYTHONPATH=. python benchmarks/bench_ratios.py [--points 1000000] [--rounds 7] [--cases T1,T2,T5,T7]
+
+Other CPU families on one machine (issue 20): ``NUMBA_CPU_NAME``/``NUMBA_CPU_FEATURES`` choose the code numba
+generates, ``NPY_DISABLE_CPU_FEATURES`` numpy's dispatch; both are printed in the header (see
+benchmarks/README.md, "Arrays on AVX-512").
 
 The numpy references are *unrounded* and unvalidated (the goal in issue 14 is ampbounds ≤ 1.0× them);
 ampbounds' times include validation, broadcasting and both outputs where the public function returns a
@@ -67,11 +71,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--points", type=int, default=10**6)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--cases", default="", help="comma-separated name prefixes (T1,T2,…); default: all")
     args = parser.parse_args()
     rng = np.random.default_rng(20261130)
     table = cases(args.points, rng)
+    if args.cases:
+        prefixes = tuple(p.strip() + " " for p in args.cases.split(","))
+        table = {name: pair for name, pair in table.items() if name.startswith(prefixes)}
     small = cases(16, np.random.default_rng(1))
-    for ours, ref in small.values():  # load the numba caches (or compile) outside the timing
+    for ours, ref in (small[name] for name in table):  # load the numba caches (or compile) outside the timing
         ours()
         if ref:
             ref()
@@ -93,6 +101,15 @@ def main() -> None:
     print(f"{platform.processor() or platform.machine()}, nproc {os.cpu_count()}, numpy {np.__version__}, "
           f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; medians of {args.rounds} interleaved rounds "
           f"(CPU time)")
+    from numba.core import config
+    from numpy._core._multiarray_umath import __cpu_baseline__, __cpu_dispatch__, __cpu_features__
+
+    import llvmlite.binding as llvm
+
+    enabled = [d for d in __cpu_dispatch__ if __cpu_features__.get(d)]
+    print(f"numba CPU {config.CPU_NAME or llvm.get_host_cpu_name()} (host {llvm.get_host_cpu_name()}; "
+          f"NUMBA_CPU_FEATURES {'set' if config.CPU_FEATURES is not None else 'host'}), numpy dispatch "
+          f"{enabled[-1] if enabled else 'baseline ' + __cpu_baseline__[-1]}")
     print(f"{'case':<26}{'points':>9}{'ns/point':>10}{'ref ns/pt':>11}{'ratio':>8}")
     for name in table:
         pts = t11_points if name.startswith("T11") else args.points

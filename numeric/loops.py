@@ -36,70 +36,107 @@ from numeric import _import_numba
 _import_numba()  # numba without its BLAS probe importing scipy.linalg, whoever imports this module first
 from numba import njit, prange  # noqa: E402
 from numba import types as nbtypes  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
 
 kernel: Any = None  # a placeholder: each loop's copy of a template has the real kernel in its own globals
 
+
+# The widest vectors the CPU has (issue 20).  LLVM's X86 tunings for Intel's AVX-512 cores (skylake-avx512,
+# cascadelake, icelake-server, sapphirerapids, …) and the generic x86-64-v4 level prefer 256-bit vectors unless a
+# function asks otherwise, so there the loops ran 4 lanes wide on 8-lane hardware; AMD's znver4 tuning already used
+# 512.  ``"prefer-vector-width"="512"`` is the function attribute clang's ``-mprefer-vector-width=512`` sets: a
+# preference, capped by what the CPU has (AVX2: 256, SSE2: 128; non-x86 targets ignore it), so it is safe on every
+# CPU.  It changes only how many points one instruction handles: each lane runs the same IEEE-754 operations (+, −,
+# ×, ÷, comparisons, selects, integer and bit operations, and llvm.fma only where numeric.special.HAS_FMA already
+# chose it; numba never contracts a·b + c without fastmath), so every result is bit-identical across vector widths
+# and CPUs (tests/numeric/test_vector_width.py compares the host's loops, NUMBA_CPU_NAME=generic and haswell
+# without AVX-512 with the plain-Python tier).
+PREFER_VECTOR_WIDTH = '"prefer-vector-width"="512"'
+
+
+@intrinsic
+def _widest_vectors(typingctx):  # type: ignore[no-untyped-def]
+    """Mark the function being compiled (the loop: an intrinsic is emitted inline into its caller) with
+    ``PREFER_VECTOR_WIDTH``.  llvmlite's ``FunctionAttributes`` accepts only attributes without a value, so the
+    string attribute is added to the underlying set directly; it is printed verbatim into the IR."""
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        set.add(builder.function.attributes, PREFER_VECTOR_WIDTH)
+        return context.get_dummy_value()
+
+    return nbtypes.none(), codegen
 
 
 def _factory(tag: Any) -> Any:  # never called: its inner functions' code objects are the templates
     def _serial_1(a0, out):
         tag  # noqa: B018 -- a closure cell numba hashes into the cache key
+        _widest_vectors()
         for i in range(out.size):
             out[i] = kernel(a0[i])  # the kernel: a global of each copy
 
     def _serial_2(a0, a1, out):
         tag  # noqa: B018
+        _widest_vectors()
         for i in range(out.size):
             out[i] = kernel(a0[i], a1[i])
 
     def _serial_3(a0, a1, a2, out):
         tag  # noqa: B018
+        _widest_vectors()
         for i in range(out.size):
             out[i] = kernel(a0[i], a1[i], a2[i])
 
     def _serial_4(a0, a1, a2, a3, out):
         tag  # noqa: B018
+        _widest_vectors()
         for i in range(out.size):
             out[i] = kernel(a0[i], a1[i], a2[i], a3[i])
 
     def _serial_5(a0, a1, a2, a3, a4, out):
         tag  # noqa: B018
+        _widest_vectors()
         for i in range(out.size):
             out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i])
 
     def _serial_6(a0, a1, a2, a3, a4, a5, out):
         tag  # noqa: B018
+        _widest_vectors()
         for i in range(out.size):
             out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
 
     def _parallel_1(a0, out):
         tag  # noqa: B018
         for i in prange(out.size):
+            _widest_vectors()  # inside: prange outlines the body into its own function
             out[i] = kernel(a0[i])
 
     def _parallel_2(a0, a1, out):
         tag  # noqa: B018
         for i in prange(out.size):
+            _widest_vectors()  # inside: prange outlines the body into its own function
             out[i] = kernel(a0[i], a1[i])
 
     def _parallel_3(a0, a1, a2, out):
         tag  # noqa: B018
         for i in prange(out.size):
+            _widest_vectors()  # inside: prange outlines the body into its own function
             out[i] = kernel(a0[i], a1[i], a2[i])
 
     def _parallel_4(a0, a1, a2, a3, out):
         tag  # noqa: B018
         for i in prange(out.size):
+            _widest_vectors()  # inside: prange outlines the body into its own function
             out[i] = kernel(a0[i], a1[i], a2[i], a3[i])
 
     def _parallel_5(a0, a1, a2, a3, a4, out):
         tag  # noqa: B018
         for i in prange(out.size):
+            _widest_vectors()  # inside: prange outlines the body into its own function
             out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i])
 
     def _parallel_6(a0, a1, a2, a3, a4, a5, out):
         tag  # noqa: B018
         for i in prange(out.size):
+            _widest_vectors()  # inside: prange outlines the body into its own function
             out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
 
     return locals()
@@ -142,6 +179,7 @@ def loop(dispatcher: Any, spec: str, nargs: int, parallel: bool, source_hash: st
     module_name, _, function_name = spec.partition(":")
     name = f"{'parallel' if parallel else 'serial'}_{module_name.replace('.', '_')}_{function_name}"
     function = types.FunctionType(template.__code__, {"kernel": dispatcher, "prange": prange,
+                                                      "_widest_vectors": _widest_vectors,
                                                       "__builtins__": __builtins__},
                                   name, None, (_cell((spec, source_hash)),))
     function.__qualname__ = name
