@@ -8,6 +8,7 @@ per-step samplers — usable as ``compose([(round, count)])``, with its adjacenc
 
 Proof notes: ``docs/samplers/<name>.md``.
 """
+from .balls_and_bins import BallsAndBinsRound, balls_and_bins
 from .cyclic import CyclicRound, cyclic
 
-__all__ = ["CyclicRound", "cyclic"]
+__all__ = ["BallsAndBinsRound", "CyclicRound", "balls_and_bins", "cyclic"]
