@@ -29,6 +29,11 @@ def _spacing(theta: float, T: int, h: float) -> float:
     need = (T + 14.0 * math.sqrt(T) * sd + B.y_top(theta))
     while need / d > MAX_NODES or B.y_top(theta) / d > MAX_NODES:
         d *= 2.0
+    if d > 1.0:
+        raise ValueError(f"balls_and_bins: noise multiplier σ = {1.0 / theta:.4g} with {T} batches is outside what "
+                         f"the linear grid resolves (Y's tail e^(θ²/2 + 7θ) = {B.y_top(theta):.3g} would need "
+                         f"more than {MAX_NODES} nodes at spacing 1): a larger σ is needed (small-σ corner "
+                         "not supported yet)")
     return d
 
 
