@@ -191,7 +191,8 @@ def _check_count(function: str, count: Any) -> int:
 #       nodes k·h (H_lower ≤ H_exact ≤ H_upper for every c > 0: docs/composition_proof.md, Lemma 1);
 #   _asymmetric: bool        — True when the ADD direction differs from REMOVE (both are then composed);
 #   _loss_scale() -> (range, sd) — the one-round loss range and standard deviation (grid sizing only:
-#       soundness never depends on them).
+#       soundness never depends on them);
+#   optionally _gap_is_inherent = True — the upper side is a bound, not tight (no grid refinement).
 # The same direction is seen by every step of a run, so a round's REMOVE grid composes with the other
 # steps' REMOVE grids (heterogeneous pipelines: epochs of one sampler, then steps of another).
 
@@ -471,6 +472,10 @@ class Composition:
     def _refined(self, width_of) -> float:
         """The grid spacing: halve h until width_of(h) ≤ tolerance or the node limit is reached."""
         h = self._h
+        if any(k[0] == "round" and getattr(k[2], "_gap_is_inherent", False) for k in self.steps):
+            # a plug-in round whose upper side is only a bound (shuffling: the cyclic value): the sandwich's
+            # gap is the sampler's, refining the grid cannot close it
+            return h
         for _ in range(MAX_REFINEMENTS + 1):
             w = width_of(h)
             if w <= self.tolerance:

@@ -194,6 +194,13 @@ def greedy_merge(pos, w_lo, w_hi, m_lo, m_hi, geometric: bool, spacing: float, u
             idx += 1
             carry = 1.0
             continue
+        if empty and (bh if emit_moment else ah) < 1e-290:
+            # a negligible atom (its position, a ratio of near-subnormal enclosures, is noise) never starts a
+            # cell: dropped (lowers the call/put function and H)
+            dropped += bl if emit_moment else al
+            idx += 1
+            carry = 1.0
+            continue
         if empty:
             k = _node_of(x, geometric, spacing, up) if (x > 0.0 or not geometric) else k_min
             empty = False

@@ -5,10 +5,12 @@ per-step samplers — usable as ``compose([(round, count)])``, with its adjacenc
 |---|---|---|
 | cyclic / deterministic | :func:`cyclic` | exact (θ√E) |
 | balls-and-bins (fresh bins each epoch) | :func:`balls_and_bins` | lower ≤ exact ≤ upper |
+| shuffled fixed-size batches | :func:`shuffled` | certified lower side; upper = cyclic |
 
 Proof notes: ``docs/samplers/<name>.md``.
 """
 from .balls_and_bins import BallsAndBinsRound, balls_and_bins
 from .cyclic import CyclicRound, cyclic
+from .shuffle import ShuffledRound, shuffled
 
-__all__ = ["BallsAndBinsRound", "CyclicRound", "balls_and_bins", "cyclic"]
+__all__ = ["BallsAndBinsRound", "CyclicRound", "ShuffledRound", "balls_and_bins", "cyclic", "shuffled"]

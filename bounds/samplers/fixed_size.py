@@ -103,11 +103,11 @@ class FixedSizeRound:
         if len(_CACHE) > 16:
             _CACHE.clear()
         tu, tl, gu, gl = self._key()
-        upper = _upper_grid(C, _double_up(tu), gu, h)
         if self.adjacency == "replace_one":
-            lower = C.one_step(C.GAUSSIAN, direction, _double_up(tl), gl, h)[1] if gl < 1.0 else \
-                C.one_step(C.GAUSSIAN, C.REMOVE, _double_up(tl), 1.0, h)[1]
+            upper = _upper_grid(C, _double_up(tu), gu, gl, h, None)
+            lower = C.one_step(C.GAUSSIAN, direction, _double_up(tl), gl, h)[1]
         else:
+            upper = _upper_grid(C, _double_up(tu), gu, gl, h, tu)
             lower = _zero_out_lower(C, tl, gl, direction, h)
         _CACHE[key] = (upper, lower)
         return upper, lower
@@ -121,9 +121,10 @@ class FixedSizeRound:
         return 2.0 * top + 1.0, min(sd, top)
 
 
-def _upper_grid(C, theta2: float, gamma: float, h: float):
-    """Dominating grid of the symmetrised pair at 2θ: node values from the T11 profiles (REMOVE for ε ≥ 0,
-    ADD for ε < 0), their running minimum, the lower convex hull, connect-the-dots masses (Lemmas 2 and 4)."""
+def _upper_grid(C, theta2: float, gamma: float, gamma_lo: float, h: float, theta_near):
+    """Dominating grid of the symmetrised bound: node values (replace-one: the T11 profiles at 2θ, REMOVE
+    for ε ≥ 0 and ADD for ε < 0; zero-out: ``numeric.mixture_pairs.zero_out_values``), their running
+    minimum, the lower convex hull, connect-the-dots masses (Lemmas 2 and 4 of the composition proof)."""
     import numpy as np
     from numeric import mixture_pairs as MP
 
@@ -132,12 +133,15 @@ def _upper_grid(C, theta2: float, gamma: float, h: float):
     top = C.loss_at(C.GAUSSIAN, a_w, s_p, b_w, s_q, max(0.0, s_p) + z)
     k_hi = math.ceil(top / h) + 1
     k_lo = -k_hi
-    ks = np.arange(k_lo, k_hi + 1)
-    d = np.empty(len(ks))
-    neg = ks < 0
-    d[~neg] = C.profile_values(C.GAUSSIAN, C.REMOVE, theta2, gamma, 0, k_hi, h)
-    if neg.any():
-        d[neg] = C.profile_values(C.GAUSSIAN, C.ADD, theta2, gamma, k_lo, -1, h)
+    if theta_near is None:
+        ks = np.arange(k_lo, k_hi + 1)
+        d = np.empty(len(ks))
+        neg = ks < 0
+        d[~neg] = C.profile_values(C.GAUSSIAN, C.REMOVE, theta2, gamma, 0, k_hi, h)
+        if neg.any():
+            d[neg] = C.profile_values(C.GAUSSIAN, C.ADD, theta2, gamma, k_lo, -1, h)
+    else:
+        d = MP.zero_out_values(theta2, theta_near, gamma, gamma_lo, k_hi, h)
     d = np.minimum.accumulate(np.minimum(d, 1.0))
     v = MP.hull_values(d, k_lo, h)
     mu, m_inf = C.upper_from_values(v, k_lo, h)
@@ -207,8 +211,8 @@ def fixed_size_sampled(mechanism: Gaussian, batch_size: int, dataset_size: int, 
     >>> import bounds
     >>> from bounds.samplers import fixed_size_sampled
     >>> step = fixed_size_sampled(bounds.Gaussian.from_noise_multiplier(1.0), 1, 1)  # γ = 1: a Gaussian at 2θ
-    >>> s = bounds.compose([(step, 1)], tolerance=1e-2).delta(1.0)   # δ_{θ=2}(1) = 0.4794...
-    >>> s.lower <= 0.47939 <= s.upper
+    >>> s = bounds.compose([(step, 1)], tolerance=1e-2).delta(1.0)   # δ_{θ=2}(1) = 0.509858...
+    >>> s.lower <= 0.5098586 <= s.upper
     True
     """
     function = "fixed_size_sampled"
