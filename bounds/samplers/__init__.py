@@ -6,11 +6,14 @@ per-step samplers — usable as ``compose([(round, count)])``, with its adjacenc
 | cyclic / deterministic | :func:`cyclic` | exact (θ√E) |
 | balls-and-bins (fresh bins each epoch) | :func:`balls_and_bins` | lower ≤ exact ≤ upper |
 | shuffled fixed-size batches | :func:`shuffled` | certified lower side; upper = cyclic |
+| random allocation, k of T | :func:`random_allocation` | upper by decomposition; lower (k = 1 tight) |
 
 Proof notes: ``docs/samplers/<name>.md``.
 """
 from .balls_and_bins import BallsAndBinsRound, balls_and_bins
 from .cyclic import CyclicRound, cyclic
+from .random_allocation import RandomAllocationRound, random_allocation
 from .shuffle import ShuffledRound, shuffled
 
-__all__ = ["BallsAndBinsRound", "CyclicRound", "ShuffledRound", "balls_and_bins", "cyclic", "shuffled"]
+__all__ = ["BallsAndBinsRound", "CyclicRound", "RandomAllocationRound", "ShuffledRound", "balls_and_bins", "cyclic",
+           "random_allocation", "shuffled"]
