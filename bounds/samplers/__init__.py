@@ -14,6 +14,7 @@ from .balls_and_bins import BallsAndBinsRound, balls_and_bins
 from .cyclic import CyclicRound, cyclic
 from .random_allocation import RandomAllocationRound, random_allocation
 from .shuffle import ShuffledRound, shuffled
+from .wiring import SAMPLERS, sampler_composition
 
 __all__ = ["BallsAndBinsRound", "CyclicRound", "RandomAllocationRound", "ShuffledRound", "balls_and_bins", "cyclic",
-           "random_allocation", "shuffled"]
+           "random_allocation", "sampler_composition", "shuffled", "SAMPLERS"]
