@@ -7,6 +7,7 @@ that the upper side is the cyclic bound and a claim computed for Poisson does no
 """
 from __future__ import annotations
 
+from .._dask import refuses_dask
 from ..composition import Composition, compose, poisson_sampled
 from ..mechanisms import Gaussian
 from ._common import check_int
@@ -22,6 +23,7 @@ _ADJACENCY = {  # sampler → (default, allowed)
 }
 
 
+@refuses_dask
 def sampler_composition(*, sampler: str, noise_multiplier: float, epochs: int, steps_per_epoch: int | None = None,
                         batch_size: int | None = None, dataset_size: int | None = None,
                         adjacency: str | None = None, selected: int = 1,
