@@ -71,7 +71,8 @@ def cyclic(mechanism: Gaussian | Laplace, steps_per_epoch: int, *, adjacency: st
     Each record is in exactly one batch of every epoch, so an epoch releases it once through the base
     mechanism; ``compose([(cyclic(Gaussian(θ), T), E)])`` is the Gaussian at θ√E (noise multiplier σ/√E) —
     no amplification by the batching.  Provenance: *source* (composition of Gaussians; the sandwich is the
-    certified composition C1).  It is also the certified **upper** side for shuffled batches
+    certified composition C1; record C2, whose shuffling lower side is Chua et al.'s).  It is also the
+    certified **upper** side for shuffled batches
     (``bounds.samplers.shuffled``), where no tighter upper bound is known.
 
     Parameters

@@ -97,7 +97,8 @@ def random_allocation(mechanism: Gaussian, steps: int, *, selected: int = 1) -> 
     round for :func:`bounds.compose` (add/remove).
 
     Upper side: k allocations of one out of ⌊T/k⌋ or ⌈T/k⌉ steps (Feldman & Shenfeld 2025, arXiv 2502.08202;
-    the decomposition of dp_accounting PR #414), each a certified balls-and-bins epoch, composed.  Lower side:
+    the decomposition of dp_accounting PR #414; *source* as cited), each a certified balls-and-bins epoch (Chua
+    et al.'s dominating pair; record C2), composed.  Lower side:
     k = 1 is balls-and-bins (certified sandwich); for 1 < k < T the post-processing "sum of the epoch's outputs"
     (Gaussian θk/√T) — valid and loose; k = T is exact (the Gaussian at θ√T).
 

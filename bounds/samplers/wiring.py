@@ -32,7 +32,8 @@ def sampler_composition(*, sampler: str, noise_multiplier: float, epochs: int, s
 
     Steps per epoch: ``steps_per_epoch`` = T, or T = ⌈dataset_size / batch_size⌉ (the last, partial batch
     counted); Poisson uses rate q = batch_size/dataset_size (or 1/T) for E·T steps.  Each sampler's round is
-    the one of :mod:`bounds.samplers` (Poisson: :func:`bounds.poisson_sampled`).
+    the one of :mod:`bounds.samplers` (Poisson: :func:`bounds.poisson_sampled`); record C2, *source* (Chua
+    et al. 2024/2025 for the shuffling and balls-and-bins pairs; Feldman & Shenfeld 2025 for random allocation).
 
     Parameters
     ----------
