@@ -18,3 +18,6 @@ from .wiring import SAMPLERS, sampler_composition
 
 __all__ = ["BallsAndBinsRound", "CyclicRound", "RandomAllocationRound", "ShuffledRound", "balls_and_bins", "cyclic",
            "random_allocation", "sampler_composition", "shuffled", "SAMPLERS"]
+from .fixed_size import FixedSizeRound, fixed_size_sampled  # noqa: E402  (issue 21 item 4; helper h21-ra)
+
+__all__ += ["FixedSizeRound", "fixed_size_sampled"]
