@@ -246,3 +246,37 @@ def test_bad_input():
     assert fixed_size_sampled(g, 10 ** 15 - 1, 10 ** 15).dataset_size == 10 ** 15
     with pytest.raises(ValueError, match="dataset_size"):
         fixed_size_sampled(g, 1, 2 ** 53 + 1)
+
+
+def test_monte_carlo_of_the_procedure_overlaps_the_sandwich():
+    # the DP-SGD step itself, simulated: draw b of n without replacement (numpy, fixed seed), sum the realised
+    # zero-out data set's gradients (others −1, the record +1 vs the null record), add N(0, 1); the composed
+    # loss from the exact mixture densities; δ(ε) = E_P[(1 − e^{ε − L})₊] with a 5-sigma normal interval
+    n, b, steps, eps, reps = 4, 2, 3, 0.3, 200_000
+    rng = np.random.default_rng(20261201)
+    d = np.array([-1.0, -1.0, -1.0, 1.0])
+    d0 = np.array([-1.0, -1.0, -1.0, 0.0])
+    pm = np.array(_mixture(list(d), b, 1.0))
+    qm = np.array(_mixture(list(d0), b, 1.0))
+
+    def log_ratio(y):
+        p = np.exp(-0.5 * (y[..., None] - pm) ** 2).mean(-1)
+        q = np.exp(-0.5 * (y[..., None] - qm) ** 2).mean(-1)
+        return np.log(p) - np.log(q)
+
+    estimates = []
+    for first, second, sign in ((d, d0, 1.0), (d0, d, -1.0)):
+        total = np.zeros(reps)
+        for _ in range(steps):
+            # uniform b-subsets without replacement: argsort of iid uniforms, first b columns
+            batch = np.argsort(rng.random((reps, n)), axis=1)[:, :b]
+            y = first[batch].sum(axis=1) + rng.standard_normal(reps)
+            total += sign * log_ratio(y)
+        w = np.maximum(-np.expm1(eps - total), 0.0)
+        estimates.append((w.mean(), w.std() / math.sqrt(reps)))
+    s = bounds.compose([(fixed_size_sampled(bounds.Gaussian(1.0), b, n, adjacency="zero_out"), steps)],
+                       tolerance=1e-3).delta(eps)
+    best = max(estimates)
+    assert best[0] + 5 * best[1] >= s.lower
+    for mean, se in estimates:
+        assert mean - 5 * se <= s.upper
