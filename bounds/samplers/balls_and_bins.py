@@ -31,7 +31,7 @@ def _spacing(theta: float, T: int, h: float) -> float:
         d *= 2.0
     if d > 1.0:
         raise ValueError(f"balls_and_bins: noise multiplier σ = {1.0 / theta:.4g} with {T} batches is outside what "
-                         f"the linear grid resolves (Y's tail e^(θ²/2 + 7θ) = {B.y_top(theta):.3g} would need "
+                         f"the linear grid resolves (Y's tail e^(θ²/2 + 6.5θ) = {B.y_top(theta):.3g} would need "
                          f"more than {MAX_NODES} nodes at spacing 1): a larger σ is needed (small-σ corner "
                          "not supported yet)")
     return d
