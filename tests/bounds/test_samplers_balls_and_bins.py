@@ -106,3 +106,6 @@ def test_bad_input():
         with pytest.raises(ValueError, match="epochs"):
             balls_and_bins(g, 10, bins="fixed", epochs=bad)
     assert balls_and_bins(g, np.int64(7)).steps_per_epoch == 7
+    # the small-σ corner is refused by name when the composition is built (not a silent, meaningless band)
+    with pytest.raises(ValueError, match="noise multiplier σ = 0.35"):
+        bounds.compose([(balls_and_bins(_g(0.35), 1000), 1)]).epsilon(1e-6)
