@@ -46,3 +46,12 @@ def test_bad_input(kwargs, match):
 
 def test_every_sampler_named():
     assert set(SAMPLERS) == {"poisson", "balls_and_bins", "shuffle", "random_allocation", "fixed_size", "cyclic"}
+
+
+def test_fixed_size_routed_with_batch_words():
+    pytest.importorskip("bounds.samplers.fixed_size")
+    comp, text = sampler_composition(sampler="fixed_size", noise_multiplier=1.0, epochs=2, batch_size=100,
+                                     dataset_size=1000, tolerance=1e-2)
+    assert "replace-one adjacency" in text and "b = 100 of n = 1000" in text and comp.total_steps == 20
+    with pytest.raises(ValueError, match="batch_size"):
+        sampler_composition(sampler="fixed_size", noise_multiplier=1.0, epochs=2, steps_per_epoch=10)
