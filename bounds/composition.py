@@ -165,11 +165,30 @@ def _check_count(function: str, count: Any, name: str = "count") -> int:
     return integer(function, name, count, low=1, high=MAX_STEPS, what="number of steps")
 
 
+# ----- plug-in rounds (issue 21: batch samplers) ---------------------------------------------------
+# A step object that is not one of the built-in mechanisms may supply its own one-round grids.  It must
+# be hashable and have a distinct repr per distinct value, and define
+#   _composition_grids(direction: int, h: float) -> (upper Grid, lower Grid)
+#       per direction (numeric.composition.REMOVE / ADD) a dominating and a dominated grid measure on the
+#       nodes k·h (H_lower ≤ H_exact ≤ H_upper for every c > 0: docs/composition_proof.md, Lemma 1);
+#   _asymmetric: bool        — True when the ADD direction differs from REMOVE (both are then composed);
+#   _loss_scale() -> (range, sd) — the one-round loss range and standard deviation (grid sizing only:
+#       soundness never depends on them);
+#   optionally _gap_is_inherent = True — the upper side is a bound, not tight (no grid refinement).
+# The same direction is seen by every step of a run, so a round's REMOVE grid composes with the other
+# steps' REMOVE grids (heterogeneous pipelines: epochs of one sampler, then steps of another).
+
+def _is_round(mechanism: Any) -> bool:
+    return callable(getattr(mechanism, "_composition_grids", None))
+
+
 def _kind(function: str, mechanism: Any) -> tuple:
-    """('noise', mech, θ, q, θ_lower) or ('epsdelta', ε₀, δ₀).
+    """('noise', mech, θ, q, θ_lower), ('epsdelta', ε₀, δ₀) or ('round', repr, round object).
 
     θ is the mechanism's ``theta`` (an upper bound on the exact θ: the upper grids use it), θ_lower its
     ``theta_lower`` (a lower bound: the lower grids use it; both profiles are non-decreasing in θ)."""
+    if _is_round(mechanism):
+        return ("round", repr(mechanism), mechanism)
     if isinstance(mechanism, PoissonSampled):
         inner = mechanism.mechanism
         if isinstance(inner, EpsDelta):
@@ -297,6 +316,10 @@ class Composition:
                 # resolve the randomized-response atoms ±ε₀ (issue 19: ε₀ = 1e-3 below the spacing put both
                 # atoms on nodes ≤ 0, a lower side of 0 where δ was 0.13)
                 h = min(h, max(key[1] / 16.0, 2.0 ** -20))
+            if key[0] == "round":
+                s1 = key[2]._loss_scale()[1]
+                if s1 > 0:
+                    h = min(h, max(s1 / 16.0, 2.0 ** -20))
             if key[0] == "noise":
                 _, mech, theta, q, theta_lower = key
                 s1 = theta if q >= 1.0 else q * math.sqrt(math.expm1(min(theta * theta, 700.0)))
@@ -306,7 +329,7 @@ class Composition:
 
     def _directions(self) -> tuple[int, ...]:
         C = _C()
-        asym = any(k[0] == "noise" and k[3] < 1.0 for k in self.steps)
+        asym = any((k[0] == "noise" and k[3] < 1.0) or (k[0] == "round" and k[2]._asymmetric) for k in self.steps)
         return (C.REMOVE, C.ADD) if asym else (C.REMOVE,)
 
     def _estimate_nodes(self, h: float) -> int:
@@ -317,6 +340,8 @@ class Composition:
             if key[0] == "epsdelta":
                 rng = 2 * key[1]
                 sd = key[1]
+            elif key[0] == "round":
+                rng, sd = key[2]._loss_scale()
             else:
                 _, mech, theta, q, theta_lower = key
                 a_w, s_p, b_w, s_q = C.pair_parameters(mech, C.REMOVE, theta, q)
@@ -348,6 +373,8 @@ class Composition:
             for key, count in sorted(self.steps.items()):
                 if key[0] == "epsdelta":
                     u, lw = C.eps_delta_step(key[1], key[2], h)
+                elif key[0] == "round":
+                    u, lw = key[2]._composition_grids(direction, h)
                 else:
                     _, mech, theta, q, theta_lower = key
                     # the lower grid from θ rounded down (σ or b kept exactly)
@@ -517,6 +544,11 @@ class Composition:
         grid spacing, set the width: finer grids only cost time).  ``width_of(h)`` measures the sandwich
         the caller returns: the best over every grid built so far, h included."""
         h = self._h
+        if any(k[0] == "round" and getattr(k[2], "_gap_is_inherent", False) for k in self.steps):
+            # a plug-in round whose upper side is only a bound (shuffling: the cyclic value): the sandwich's
+            # gap is the sampler's, refining the grid cannot close it
+            width_of(h)  # builds the grid (callers read the best over built grids)
+            return h
         prev = math.inf
         for _ in range(MAX_REFINEMENTS + 1):
             w = width_of(h)
