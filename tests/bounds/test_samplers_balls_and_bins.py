@@ -92,7 +92,7 @@ def test_heterogeneous_pipeline():
 def test_bad_input():
     g = _g(1.0)
     with pytest.raises(TypeError, match="Gaussian"):
-        balls_and_bins(bounds.Laplace(1.0), 10)
+        balls_and_bins(bounds.Laplace(theta=1.0), 10)
     for bad in (0, -3, 2.5, math.nan, math.inf, "10", True, 10 ** 400, 1 + 1j, None):
         with pytest.raises(ValueError, match="steps_per_epoch"):
             balls_and_bins(g, bad)

@@ -31,7 +31,7 @@ def test_heterogeneous_with_builtin_gaussian():
     # 3 cyclic epochs at σ = 2 then 5 plain Gaussian(0.25) steps: θ² = 3/4 + 5/16
     exact = float(gaussian_delta(0.7, math.sqrt(0.75 + 5 / 16)))
     g = bounds.Gaussian.from_noise_multiplier(2.0)
-    s = bounds.compose([(cyclic(g, 7), 3), (bounds.Gaussian(0.25), 5)]).delta(0.7)
+    s = bounds.compose([(cyclic(g, 7), 3), (bounds.Gaussian(theta=0.25), 5)]).delta(0.7)
     assert s.lower <= exact <= s.upper
 
 

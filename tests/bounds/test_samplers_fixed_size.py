@@ -98,7 +98,7 @@ def _neighbours(n, adjacency):
 @pytest.mark.parametrize("n,b,theta", [(3, 2, 1.0), (2, 1, 1.0), (3, 1, 0.5)])
 @pytest.mark.parametrize("adjacency", ["replace_one", "zero_out"])
 def test_upper_grid_dominates_every_neighbouring_pair(n, b, theta, adjacency):
-    r = fixed_size_sampled(bounds.Gaussian(theta), b, n, adjacency=adjacency)
+    r = fixed_size_sampled(bounds.Gaussian(theta=theta), b, n, adjacency=adjacency)
     C = _C()
     up_r, low_r = r._composition_grids(C.REMOVE, H)
     up_a, low_a = r._composition_grids(C.ADD, H)
@@ -144,7 +144,7 @@ def test_replace_one_sides_against_poisson_pairs():
     # lower side = the pair ((1−γ)N(0) + γN(2θ), N(0)) composed in one order: the Poisson REMOVE composition at 2θ
     g = bounds.Gaussian.from_noise_multiplier(2.0)
     fs = bounds.compose([(fixed_size_sampled(g, 10, 1000), 200)], tolerance=1e-2).epsilon(1e-5)
-    po = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(1.0), 0.01), 200)], tolerance=1e-3).epsilon(1e-5)
+    po = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 0.01), 200)], tolerance=1e-3).epsilon(1e-5)
     assert fs.lower <= po.upper + 1e-9
     assert fs.lower >= po.lower - 2e-2
     assert fs.lower <= fs.upper
@@ -229,7 +229,7 @@ def test_round_object():
 def test_bad_input():
     g = bounds.Gaussian.from_noise_multiplier(1.0)
     with pytest.raises(TypeError, match="mechanism"):
-        fixed_size_sampled(bounds.Laplace(1.0), 1, 10)
+        fixed_size_sampled(bounds.Laplace(theta=1.0), 1, 10)
     with pytest.raises(TypeError, match="mechanism"):
         fixed_size_sampled(1.0, 1, 10)
     for bad in (0, -1, 1.5, math.nan, math.inf, "10", True, 10 ** 400, 1 + 1j, None):
@@ -274,7 +274,7 @@ def test_monte_carlo_of_the_procedure_overlaps_the_sandwich():
             total += sign * log_ratio(y)
         w = np.maximum(-np.expm1(eps - total), 0.0)
         estimates.append((w.mean(), w.std() / math.sqrt(reps)))
-    s = bounds.compose([(fixed_size_sampled(bounds.Gaussian(1.0), b, n, adjacency="zero_out"), steps)],
+    s = bounds.compose([(fixed_size_sampled(bounds.Gaussian(theta=1.0), b, n, adjacency="zero_out"), steps)],
                        tolerance=1e-3).delta(eps)
     best = max(estimates)
     assert best[0] + 5 * best[1] >= s.lower

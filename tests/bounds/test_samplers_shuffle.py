@@ -97,7 +97,7 @@ def test_fixed_order_and_monotone_in_epochs():
 def test_bad_input():
     g = _g(1.0)
     with pytest.raises(TypeError, match="Gaussian"):
-        shuffled(bounds.Laplace(1.0), 10)
+        shuffled(bounds.Laplace(theta=1.0), 10)
     for bad in (0, 2.5, math.nan, math.inf, "10", True, 10 ** 400, None):
         with pytest.raises(ValueError, match="steps_per_epoch"):
             shuffled(g, bad)
