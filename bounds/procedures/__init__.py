@@ -1,0 +1,18 @@
+"""The procedures the theorems assume, as code: data in, exactly the randomisation the bound covers.
+
+A bound is a statement about one exact procedure; a procedure that differs in a detail (a data-derived
+normalisation, a fixed-size "Poisson" batch, scores recomputed after each deletion) is not covered.  Each
+function here is the procedure of its theorem (SPEC ids in the docstrings) and returns, next to its output, the
+guarantee of that procedure.  ``numpy.random.Generator`` in (``rng=None`` → a fresh default generator),
+reproducible by seed.  Specification: ``shared/SYSTEMS.md`` §1.1, §2, §3, §4.
+
+Modules (one concept each):
+- ``sampling``: record samplers of T1–T5 and the DP-SGD batch samplers;
+- ``suppression``: metrics with public normalisation, outlier scores and outlier-score suppression (T14),
+  deterministic suppressors (T12);
+- ``kanonymity``: sampling + strongly-safe k-anonymization (T15);
+- ``missing``: missing-data mask generators with p* and ρ, NA-aware FWL queries (T17–T18).
+"""
+from __future__ import annotations
+
+# Each submodule's public names are re-exported here (one block per module).
