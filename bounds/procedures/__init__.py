@@ -16,3 +16,7 @@ Modules (one concept each):
 from __future__ import annotations
 
 # Each submodule's public names are re-exported here (one block per module).
+
+# kanonymity (helper K): sampling + strongly-safe k-anonymization, SPEC T15
+from .kanonymity import (Hierarchy, SafeKAnonymizer, SafeKRelease, SafeKReport, interval_hierarchy,  # noqa: E402
+                         safe_k_anonymize)
