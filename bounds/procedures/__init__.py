@@ -17,6 +17,11 @@ from __future__ import annotations
 
 # Each submodule's public names are re-exported here (one block per module).
 
-# kanonymity (helper K): sampling + strongly-safe k-anonymization, SPEC T15
-from .kanonymity import (Hierarchy, SafeKAnonymizer, SafeKRelease, SafeKReport, interval_hierarchy,  # noqa: E402
-                         safe_k_anonymize)
+# sampling (P): record samplers of T1–T5 and DP-SGD batch samplers
+from .sampling import (BallsAndBinsBatches, BatchSampler, CyclicBatches, FixedSizeBatches, PoissonBatches,
+                       RandomAllocationBatches, ShuffledBatches, effective_rate, poisson_guarantee, poisson_sample,
+                       sample_with_replacement, sample_without_replacement)
+# suppression (P): metrics with public normalisation, outlier-score suppression (T14), deterministic rules (T12)
+from .suppression import (AbsoluteDifference, DeterministicSuppression, Discrete, Euclidean, Metric, Suppression,
+                          outlier_scores, suppress_outliers, suppress_predicate, suppress_threshold,
+                          suppress_top_percent)

@@ -1,0 +1,521 @@
+"""Record samplers of SPEC T1–T5 and the batch samplers of DP-SGD, exactly as their bounds assume.
+
+A subsampling bound holds for one sampler only: T1 for independent Bernoulli draws (a fixed-size batch is not
+Poisson: jax_privacy #121), T2 for a uniform size-m subset, T3/T4 for m uniform draws with replacement.  Each
+function here draws exactly that, from a ``numpy.random.Generator`` (``rng``: a Generator, an int seed, or
+``None`` for fresh entropy), and returns what a training loop consumes: a keep mask, sorted indices, counts,
+or one index array per step.  Reproducible by seed: the same generator state gives the same sample.
+
+The bounds these samplers carry (provenance flags from SPEC):
+
+- :func:`poisson_sample` — SPEC T1 (*source*; Balle, Barthe, Gaboardi 2018 Thm 8), add/remove; with
+  per-record rates the guarantee is T1 at the **largest** rate (:func:`poisson_guarantee`);
+- :func:`sample_without_replacement` — SPEC T2 (*source*; Balle et al. Thm 9), substitution:
+  :func:`bounds.without_replacement`, :class:`bounds.WithoutReplacement`;
+- :func:`sample_with_replacement` — SPEC T3 (*recovered*; Thm 10, substitution) / T4 (*derived*; Thm 11,
+  add/remove with n the larger neighbour): :func:`bounds.with_replacement`, :class:`bounds.WithReplacement`;
+- batch samplers (:class:`PoissonBatches`, :class:`FixedSizeBatches`, :class:`ShuffledBatches`,
+  :class:`BallsAndBinsBatches`, :class:`RandomAllocationBatches`, :class:`CyclicBatches`) — one index array
+  per step of an epoch; Poisson's per-step mechanism is :func:`bounds.poisson_sampled` (SPEC T11); the other
+  samplers expose their parameters as data (``.sampler`` is the word ``crosscheck(sampler=...)`` uses).
+
+**Bernoulli draws are exact.**  A draw keeps a record iff ``u < p`` with ``u = rng.random()``, a multiple
+k·2⁻⁵³ with k uniform on [0, 2⁵³) (every numpy bit generator's ``random()``).  The keep probability is
+therefore ⌈p·2⁵³⌉/2⁵³, which equals p for p ≥ 1/2 or p a multiple of 2⁻⁵³ and exceeds it by less than 2⁻⁵³
+otherwise; :func:`effective_rate` returns it exactly (a float: p·2⁵³ is exact, so is the ceiling and the
+division) and every guarantee here uses it, so a bound is never computed at a rate below the one drawn.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+
+from .._core import ParameterTypeError
+from ._checks import count, generator, probability, size_of
+
+__all__ = ["BallsAndBinsBatches", "BatchSampler", "CyclicBatches", "FixedSizeBatches", "PoissonBatches",
+           "RandomAllocationBatches", "ShuffledBatches", "effective_rate", "poisson_guarantee", "poisson_sample",
+           "sample_with_replacement", "sample_without_replacement"]
+
+_TWO53 = float(2 ** 53)
+
+
+# ------------------------------------------------------------------------------------------ record samplers
+def effective_rate(rate: Any) -> Any:
+    """The exact probability with which :func:`poisson_sample` keeps a record at nominal rate ``rate``.
+
+    ``u < p`` with ``u`` uniform on the grid {k·2⁻⁵³} holds with probability ⌈p·2⁵³⌉/2⁵³ ≥ p (equal for
+    p ≥ 1/2 and for multiples of 2⁻⁵³; larger by < 2⁻⁵³ otherwise).  Computed exactly in float64.
+
+    Parameters
+    ----------
+    rate : float or array_like
+        Nominal rates in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        The exact keep probabilities (same shape).
+
+    Examples
+    --------
+    >>> from bounds.procedures import effective_rate
+    >>> effective_rate(0.5), effective_rate(0.01) - 0.01 < 2.0 ** -53
+    (0.5, True)
+    """
+    p = probability("effective_rate", "rate", rate)
+    out = np.ceil(np.asarray(p, dtype=np.float64) * _TWO53) / _TWO53
+    return float(out) if out.ndim == 0 else out
+
+
+def _rates(function: str, n_or_data: Any, rate: Any) -> tuple[int, Any]:
+    n = size_of(function, n_or_data)
+    p = probability(function, "rate", rate)
+    if isinstance(p, np.ndarray):
+        if p.ndim == 0:
+            return n, float(p)
+        if p.ndim != 1 or p.shape[0] != n:
+            raise ValueError(f"{function}: rate has shape {p.shape}; per-record rates need shape ({n},), one "
+                             f"rate per record (or pass a single rate)")
+    return n, p
+
+
+def poisson_sample(n_or_data: Any, rate: Any, *, rng: Any = None) -> np.ndarray:
+    """Poisson sampling: keep each record independently with probability ``rate`` (SPEC T1).
+
+    The sampler of T1 (*source*: Li, Qardaji, Su 2012; Balle, Barthe, Gaboardi 2018 Thm 8; Steinke 2022):
+    independent Bernoulli draws, one per record — not a fixed-size batch.  If M is (ε, δ)-DP, M on the sample
+    is (ln(1 + p(e^ε − 1)), pδ)-DP under add/remove neighbours with p the **largest** rate
+    (:func:`poisson_guarantee`).  Keep probabilities are exact up to the 2⁻⁵³ grid (:func:`effective_rate`).
+    O(n) time and memory; ≥ 10⁸ records/s (``benchmarks/bench_procedures.py``).
+
+    Parameters
+    ----------
+    n_or_data : int or sequence
+        The number of records n ≥ 0, or the data (records along the first axis).
+    rate : float or array_like
+        One rate in [0, 1] for every record, or per-record rates of shape (n,).
+    rng : numpy.random.Generator, int or None
+        Source of randomness (a seed gives a fresh ``default_rng(seed)``).
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+        The keep mask (``data[mask]`` is the sample).
+
+    Raises
+    ------
+    ValueError
+        If a rate is NaN or outside [0, 1], per-record rates have the wrong shape, n is negative or not an
+        integer; ``ParameterTypeError`` (a ValueError) for strings, bools, None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bounds.procedures import poisson_sample
+    >>> mask = poisson_sample(10, 0.5, rng=np.random.default_rng(1))
+    >>> mask.dtype, mask.shape
+    (dtype('bool'), (10,))
+    >>> poisson_sample(4, [0.0, 1.0, 0.0, 1.0], rng=1).tolist()
+    [False, True, False, True]
+    """
+    n, p = _rates("poisson_sample", n_or_data, rate)
+    g = generator("poisson_sample", rng)
+    return g.random(n) < p
+
+
+def poisson_guarantee(epsilon: Any, delta: Any, rate: Any) -> Any:
+    """The guarantee of a mechanism run on :func:`poisson_sample`'s sample (SPEC T1, add/remove).
+
+    T1 at p = the largest :func:`effective_rate` of ``rate`` (per-record rates: a record's membership is
+    Bernoulli(p_x), and the worst record is the one with the largest rate; SPEC T1, *source*).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The base mechanism's guarantee.
+    rate : float or array_like
+        The rate(s) passed to :func:`poisson_sample` (non-empty).
+
+    Returns
+    -------
+    Guarantee
+        ``bounds.poisson_subsampling(epsilon, delta, max effective rate)``.
+
+    Examples
+    --------
+    >>> from bounds.procedures import poisson_guarantee
+    >>> poisson_guarantee(1.0, 1e-6, [0.001, 0.5, 0.25]) == poisson_guarantee(1.0, 1e-6, 0.5)
+    True
+    """
+    import bounds
+
+    p = effective_rate(rate)
+    if isinstance(p, np.ndarray):
+        if p.size == 0:
+            raise ValueError("poisson_guarantee: rate is an empty array; pass at least one rate")
+        p = float(p.max())
+    return bounds.poisson_subsampling(epsilon, delta, p)
+
+
+def sample_without_replacement(n_or_data: Any, m: Any, *, rng: Any = None) -> np.ndarray:
+    """A uniform size-m subset of the n records, as sorted indices (SPEC T2).
+
+    The sampler of T2 (*source*: Balle, Barthe, Gaboardi 2018 Thm 9; substitution neighbours): every one of
+    the C(n, m) subsets is equally likely.  Guarantee: :func:`bounds.without_replacement` (ε, δ, m, n) or the
+    mechanism :class:`bounds.WithoutReplacement`.  O(n) time and memory.
+
+    Parameters
+    ----------
+    n_or_data : int or sequence
+        The number of records n ≥ 0, or the data.
+    m : int
+        Sample size, 0 ≤ m ≤ n.
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+        Sorted distinct indices.
+
+    Raises
+    ------
+    ValueError
+        If m is not an integer in [0, n].
+
+    Examples
+    --------
+    >>> from bounds.procedures import sample_without_replacement
+    >>> idx = sample_without_replacement(10, 3, rng=7)
+    >>> len(idx), len(set(idx.tolist())), bool((idx[:-1] < idx[1:]).all())
+    (3, 3, True)
+    """
+    n = size_of("sample_without_replacement", n_or_data)
+    k = count("sample_without_replacement", "m", m, maximum=n)
+    g = generator("sample_without_replacement", rng)
+    # Generator.choice(replace=False): a uniform k-subset (Floyd's algorithm or a partial shuffle)
+    idx = g.choice(n, size=k, replace=False, shuffle=False) if k else np.empty(0, dtype=np.int64)
+    return np.sort(idx.astype(np.int64, copy=False))
+
+
+def sample_with_replacement(n_or_data: Any, m: Any, *, rng: Any = None) -> np.ndarray:
+    """m independent uniform draws from the n records, as the number of times each record was drawn (T3/T4).
+
+    The sampler of T3 (*recovered*: Balle, Barthe, Gaboardi 2018 Thm 10, substitution) and T4 (*derived*:
+    Thm 11, add/remove with n the larger neighbour): the counts are Multinomial(m; 1/n, …, 1/n).  A record
+    drawn k times enters the mechanism k times (the bound uses the group profile for that reason).
+    Guarantee: :func:`bounds.with_replacement` or :class:`bounds.WithReplacement`.  O(n + m).
+
+    Parameters
+    ----------
+    n_or_data : int or sequence
+        The number of records n ≥ 1, or the data.
+    m : int
+        Number of draws m ≥ 0.
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        Counts summing to m (``np.repeat(np.arange(n), counts)`` lists the drawn indices).
+
+    Raises
+    ------
+    ValueError
+        If n < 1 or m is not an integer ≥ 0.
+
+    Examples
+    --------
+    >>> from bounds.procedures import sample_with_replacement
+    >>> counts = sample_with_replacement(5, 8, rng=3)
+    >>> counts.shape, int(counts.sum())
+    ((5,), 8)
+    """
+    n = size_of("sample_with_replacement", n_or_data)
+    if n < 1:
+        raise ValueError("sample_with_replacement: there are no records to draw from (n = 0); n must be ≥ 1")
+    k = count("sample_with_replacement", "m", m)
+    g = generator("sample_with_replacement", rng)
+    # uniform draws (Lemire's unbiased integers), then counts: exact, unlike multinomial with float p = 1/n
+    return np.bincount(g.integers(0, n, size=k), minlength=n).astype(np.int64, copy=False)
+
+
+# ------------------------------------------------------------------------------------------ batch samplers
+class BatchSampler:
+    """Base of the DP-SGD batch samplers: one index array per step of an epoch.
+
+    Attributes (the sampler's parameters as data, for the accountant):
+    ``sampler`` — the word ``crosscheck(sampler=...)`` uses; ``dataset_size``; ``steps_per_epoch``;
+    ``batch_size`` — the fixed batch size, or the expected one (a float) for Poisson and balls-and-bins.
+    """
+
+    sampler: str = ""
+    dataset_size: int
+    steps_per_epoch: int
+    batch_size: Any
+
+    def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:  # pragma: no cover - abstract
+        """Yield one sorted int64 index array per step of one epoch."""
+        raise NotImplementedError
+
+    def epochs(self, count_: int, rng: Any = None) -> Iterator[np.ndarray]:
+        """Yield the steps of ``count_`` consecutive epochs (fresh randomness each epoch)."""
+        k = count(f"{type(self).__name__}.epochs", "count", count_)
+        g = generator(f"{type(self).__name__}.epochs", rng)
+        for _ in range(k):
+            yield from self.epoch(g)
+
+    def crosscheck_keywords(self, epochs: int = 1) -> dict[str, Any]:
+        """The keywords of ``crosscheck(..., sampler=, steps_per_epoch=, batch_size=, dataset_size=, epochs=)``
+        describing this sampler (pass ``noise_multiplier=`` and the claim yourself)."""
+        e = count(f"{type(self).__name__}.crosscheck_keywords", "epochs", epochs, minimum=1)
+        return {"sampler": self.sampler, "steps_per_epoch": self.steps_per_epoch, "batch_size": self.batch_size,
+                "dataset_size": self.dataset_size, "epochs": e}
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.crosscheck_keywords().items() if k not in ("sampler", "epochs"))
+        return f"{type(self).__name__}({fields})"
+
+
+def _split(function: str, n: int, batch_size: Any, drop_remainder: bool) -> tuple[int, int]:
+    b = count(function, "batch_size", batch_size, minimum=1, maximum=max(n, 1))
+    if not isinstance(drop_remainder, (bool, np.bool_)):
+        raise ParameterTypeError(f"{function}: drop_remainder = {drop_remainder!r} must be True or False")
+    if n % b and not drop_remainder:
+        raise ValueError(f"{function}: dataset_size = {n} is not a multiple of batch_size = {b}; the accountant "
+                         f"assumes {n} = batch_size × steps_per_epoch.  Pass drop_remainder=True to leave out "
+                         f"{n % b} records each epoch (the last of the order), or change batch_size")
+    return b, n // b
+
+
+class PoissonBatches(BatchSampler):
+    """Poisson-sampled batches: at every step each record is in the batch independently with probability
+    ``rate`` (DP-SGD as analysed by Abadi et al. 2016; per step SPEC T11, *source*).
+
+    Each step is :func:`poisson_sample`, independent across steps; the batch size is random (mean n·rate).
+    The per-step mechanism is ``bounds.poisson_sampled(mechanism, effective_rate(rate))``
+    (:meth:`step_mechanism`); :meth:`accounting` gives the ``compose`` steps.
+
+    Parameters
+    ----------
+    dataset_size : int
+        n ≥ 0.
+    rate : float
+        Sampling probability q ∈ [0, 1].
+    steps_per_epoch : int
+        Steps yielded by :meth:`epoch` (commonly ⌈1/q⌉).
+
+    Examples
+    --------
+    >>> import bounds
+    >>> from bounds.procedures import PoissonBatches
+    >>> s = PoissonBatches(1000, 0.01, 100)
+    >>> batches = list(s.epoch(rng=0))
+    >>> len(batches), s.sampler
+    (100, 'poisson')
+    >>> s.accounting(bounds.Gaussian.from_noise_multiplier(1.0), epochs=3)[0][1]
+    300
+    """
+
+    sampler = "poisson"
+
+    def __init__(self, dataset_size: Any, rate: Any, steps_per_epoch: Any) -> None:
+        self.dataset_size = count("PoissonBatches", "dataset_size", dataset_size)
+        r = probability("PoissonBatches", "rate", rate)
+        if isinstance(r, np.ndarray):
+            raise ValueError("PoissonBatches: rate must be a single number (per-record rates: use poisson_sample "
+                             "and poisson_guarantee)")
+        self.rate = float(r)
+        self.steps_per_epoch = count("PoissonBatches", "steps_per_epoch", steps_per_epoch, minimum=1)
+        self.batch_size = self.dataset_size * self.rate
+
+    def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
+        """Yield ``steps_per_epoch`` sorted index arrays, each an independent Poisson sample."""
+        g = generator("PoissonBatches.epoch", rng)
+        for _ in range(self.steps_per_epoch):
+            yield np.flatnonzero(g.random(self.dataset_size) < self.rate)
+
+    def step_mechanism(self, mechanism: Any) -> Any:
+        """``bounds.poisson_sampled(mechanism, effective_rate(rate))``: one step (SPEC T11)."""
+        import bounds
+
+        return bounds.poisson_sampled(mechanism, effective_rate(self.rate))
+
+    def accounting(self, mechanism: Any, epochs: int = 1) -> list:
+        """``[(step_mechanism(mechanism), epochs × steps_per_epoch)]``, the argument of ``bounds.compose``."""
+        e = count("PoissonBatches.accounting", "epochs", epochs, minimum=1)
+        return [(self.step_mechanism(mechanism), e * self.steps_per_epoch)]
+
+    def crosscheck_keywords(self, epochs: int = 1) -> dict[str, Any]:
+        words = super().crosscheck_keywords(epochs)
+        words["rate"] = effective_rate(self.rate)
+        return words
+
+
+class FixedSizeBatches(BatchSampler):
+    """A uniform size-b subset drawn independently at every step (``crosscheck(sampler="fixed_size")``).
+
+    Each step is :func:`sample_without_replacement` (n, b) — the sampler of SPEC T2 per step, for
+    substitution neighbours; this is **not** Poisson sampling (a fixed-size batch accounted as Poisson is the
+    error of jax_privacy #121).
+
+    Examples
+    --------
+    >>> from bounds.procedures import FixedSizeBatches
+    >>> [len(b) for b in FixedSizeBatches(100, 10, 3).epoch(rng=0)]
+    [10, 10, 10]
+    """
+
+    sampler = "fixed_size"
+
+    def __init__(self, dataset_size: Any, batch_size: Any, steps_per_epoch: Any) -> None:
+        self.dataset_size = count("FixedSizeBatches", "dataset_size", dataset_size)
+        self.batch_size = count("FixedSizeBatches", "batch_size", batch_size, maximum=self.dataset_size)
+        self.steps_per_epoch = count("FixedSizeBatches", "steps_per_epoch", steps_per_epoch, minimum=1)
+
+    def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
+        g = generator("FixedSizeBatches.epoch", rng)
+        for _ in range(self.steps_per_epoch):
+            yield sample_without_replacement(self.dataset_size, self.batch_size, rng=g)
+
+
+class ShuffledBatches(BatchSampler):
+    """Shuffle once per epoch, then cut the permutation into consecutive batches of size b
+    (``crosscheck(sampler="shuffle")``; the shuffled sampler of Chua et al. 2024, *How Private are DP-SGD
+    Implementations?*).
+
+    Every record is in exactly one batch per epoch; a fresh uniform permutation each epoch.  n must be a
+    multiple of b, or ``drop_remainder=True``: the permutation's last n mod b records sit out that epoch.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bounds.procedures import ShuffledBatches
+    >>> batches = list(ShuffledBatches(12, 4).epoch(rng=0))
+    >>> len(batches), np.sort(np.concatenate(batches)).tolist() == list(range(12))
+    (3, True)
+    """
+
+    sampler = "shuffle"
+
+    def __init__(self, dataset_size: Any, batch_size: Any, *, drop_remainder: bool = False) -> None:
+        self.dataset_size = count("ShuffledBatches", "dataset_size", dataset_size, minimum=1)
+        self.batch_size, self.steps_per_epoch = _split("ShuffledBatches", self.dataset_size, batch_size,
+                                                       drop_remainder)
+
+    def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
+        g = generator("ShuffledBatches.epoch", rng)
+        order = g.permutation(self.dataset_size)
+        b = self.batch_size
+        for t in range(self.steps_per_epoch):
+            yield np.sort(order[t * b:(t + 1) * b])
+
+
+class CyclicBatches(BatchSampler):
+    """Fixed consecutive batches, the same every epoch (``crosscheck(sampler="cyclic")``): batch t holds
+    ``order[t·b:(t+1)·b]`` for a public ``order`` (default 0, 1, …, n − 1).  No randomness: no amplification.
+
+    Examples
+    --------
+    >>> from bounds.procedures import CyclicBatches
+    >>> [b.tolist() for b in CyclicBatches(6, 2).epoch()]
+    [[0, 1], [2, 3], [4, 5]]
+    """
+
+    sampler = "cyclic"
+
+    def __init__(self, dataset_size: Any, batch_size: Any, *, order: Any = None, drop_remainder: bool = False) -> None:
+        self.dataset_size = count("CyclicBatches", "dataset_size", dataset_size, minimum=1)
+        self.batch_size, self.steps_per_epoch = _split("CyclicBatches", self.dataset_size, batch_size, drop_remainder)
+        if order is None:
+            self.order = np.arange(self.dataset_size, dtype=np.int64)
+        else:
+            o = np.asarray(order)
+            if o.dtype.kind not in "iu" or o.shape != (self.dataset_size,) or \
+                    not np.array_equal(np.sort(o), np.arange(self.dataset_size)):
+                raise ValueError(f"CyclicBatches: order must be a permutation of 0 … {self.dataset_size - 1} "
+                                 "(integers, one per record)")
+            self.order = o.astype(np.int64)
+
+    def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
+        """Yield the fixed batches (``rng`` is accepted and unused)."""
+        b = self.batch_size
+        for t in range(self.steps_per_epoch):
+            yield np.sort(self.order[t * b:(t + 1) * b])
+
+
+class RandomAllocationBatches(BatchSampler):
+    """Random allocation: every record joins ``selected`` = k of the T steps of an epoch, a uniform k-subset
+    chosen independently per record (``crosscheck(sampler="random_allocation")``; Feldman & Shenfeld 2025).
+
+    Batch sizes are random (mean n·k/T).  k = 1 is balls-and-bins (:class:`BallsAndBinsBatches`).  Memory
+    O(n·k) per epoch.
+
+    Examples
+    --------
+    >>> from bounds.procedures import RandomAllocationBatches
+    >>> batches = list(RandomAllocationBatches(50, 10, selected=3).epoch(rng=0))
+    >>> len(batches), sum(len(b) for b in batches)
+    (10, 150)
+    """
+
+    sampler = "random_allocation"
+
+    def __init__(self, dataset_size: Any, steps: Any, *, selected: Any = 1) -> None:
+        name = type(self).__name__
+        self.dataset_size = count(name, "dataset_size", dataset_size)
+        self.steps_per_epoch = count(name, "steps", steps, minimum=1)
+        self.selected = count(name, "selected", selected, minimum=1, maximum=self.steps_per_epoch)
+        self.batch_size = self.dataset_size * self.selected / self.steps_per_epoch
+
+    def _steps_of_records(self, g: np.random.Generator) -> np.ndarray:
+        """(n, k) array: row i is record i's uniform k-subset of range(T) (Floyd's algorithm, vectorised)."""
+        n, T, k = self.dataset_size, self.steps_per_epoch, self.selected
+        chosen = np.empty((n, k), dtype=np.int64)
+        for i, j in enumerate(range(T - k, T)):
+            t = g.integers(0, j + 1, size=n)
+            taken = (chosen[:, :i] == t[:, None]).any(axis=1) if i else np.zeros(n, dtype=bool)
+            chosen[:, i] = np.where(taken, j, t)
+        return chosen
+
+    def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
+        g = generator(f"{type(self).__name__}.epoch", rng)
+        steps = self._steps_of_records(g).reshape(-1)
+        records = np.repeat(np.arange(self.dataset_size, dtype=np.int64), self.selected)
+        order = np.argsort(steps, kind="stable")  # stable: records stay sorted inside each step
+        bounds_ = np.concatenate(([0], np.cumsum(np.bincount(steps, minlength=self.steps_per_epoch))))
+        for t in range(self.steps_per_epoch):
+            yield records[order[bounds_[t]:bounds_[t + 1]]]
+
+    def crosscheck_keywords(self, epochs: int = 1) -> dict[str, Any]:
+        words = super().crosscheck_keywords(epochs)
+        words["selected"] = self.selected
+        return words
+
+
+class BallsAndBinsBatches(RandomAllocationBatches):
+    """Balls-and-bins batches: every record is put in one uniformly random step of the epoch, independently,
+    with fresh bins each epoch (``crosscheck(sampler="balls_and_bins")``; Chua et al. 2025, *Balls-and-Bins
+    Sampling for DP-SGD*).  Random allocation with k = 1.
+
+    Examples
+    --------
+    >>> from bounds.procedures import BallsAndBinsBatches
+    >>> s = BallsAndBinsBatches(100, 10)
+    >>> sum(len(b) for b in s.epoch(rng=0)), s.batch_size
+    (100, 10.0)
+    """
+
+    sampler = "balls_and_bins"
+
+    def __init__(self, dataset_size: Any, steps_per_epoch: Any) -> None:
+        super().__init__(dataset_size, steps_per_epoch, selected=1)
+
+    def _steps_of_records(self, g: np.random.Generator) -> np.ndarray:
+        return g.integers(0, self.steps_per_epoch, size=(self.dataset_size, 1))
+
+    def crosscheck_keywords(self, epochs: int = 1) -> dict[str, Any]:
+        words = super().crosscheck_keywords(epochs)
+        del words["selected"]
+        return words
