@@ -17,6 +17,10 @@ from __future__ import annotations
 
 # Each submodule's public names are re-exported here (one block per module).
 
+# kanonymity (helper K): sampling + strongly-safe k-anonymization, SPEC T15
+from .kanonymity import (Hierarchy, SafeKAnonymizer, SafeKRelease, SafeKReport, interval_hierarchy,  # noqa: E402
+                         safe_k_anonymize)
+
 # sampling (P): record samplers of T1–T5 and DP-SGD batch samplers
 from .sampling import (BallsAndBinsBatches, BatchSampler, CyclicBatches, FixedSizeBatches, PoissonBatches,
                        RandomAllocationBatches, ShuffledBatches, effective_rate, poisson_guarantee, poisson_sample,
@@ -25,3 +29,8 @@ from .sampling import (BallsAndBinsBatches, BatchSampler, CyclicBatches, FixedSi
 from .suppression import (AbsoluteDifference, DeterministicSuppression, Discrete, Euclidean, Metric, Suppression,
                           outlier_scores, suppress_outliers, suppress_predicate, suppress_threshold,
                           suppress_top_percent)
+
+# missing (helper K): missing-data mechanisms with exact p* and ρ, NA-aware FWL releases, SPEC T17–T18
+from .missing import (MARThreshold, MaskGenerator, MCAR, MissingDataRelease, ObserveExactly,  # noqa: E402
+                      mar_threshold, mcar, missing_clipped_mean, missing_histogram, missing_mean, missing_sum,
+                      na_fill, observe_exactly)
