@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "ampbounds_cli.certify",    # certify (proofs_checks.certify.main)
     "ampbounds_cli.compose",     # compose (issue 12)
     "ampbounds_cli.crosscheck",  # crosscheck (issue 13)
+    "ampbounds_cli.reproduce",   # reproduce (issue 23: the seed-000 experiments)
 )
 
 

@@ -1,7 +1,81 @@
 """The seed-000 experiments (sampling and suppression of records before a DP mechanism), reproducible.
 
 ``shared/SYSTEMS.md`` §1.2–§1.4: NoisyAverage, report-noisy-max and the exponential mechanism for the mode,
-DPLloyd and k-median, each in the paper's four variants, with the authors' errata fixed (``faithful=True``
+DPLloyd and k-median, each in the paper's four variants, with the authors' errata fixed (``errata=FAITHFUL``
 reproduces them).  Command line: ``ampbounds reproduce EXPERIMENT``.
+
+Modules: ``datasets`` (shipped data, public ranges), ``errata``, ``budgets`` (the four variants' budgets from
+T14), ``mechanisms`` (vectorised over repetitions), ``runner`` (grids, per-cell seeds, serial/dask loop), one
+module per experiment (``mean``, ``mode``, ``dplloyd``, ``kmedian``), ``output`` (CSV), ``plots`` (matplotlib).
 """
 from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from .budgets import VARIANTS, Budget, variant_budget
+from .errata import ERRATA_NAMES, FAITHFUL, FIXED, Errata
+from .mean import reproduce_mean
+from .mode import reproduce_mode
+from .output import write_csv
+from .runner import (SAMPLING_RATES_FULL, SAMPLING_RATES_SHORT, TRIANGLE_01, sampling_pairs,
+                     triangle_pairs)
+
+__all__ = ["VARIANTS", "Budget", "variant_budget", "ERRATA_NAMES", "FAITHFUL", "FIXED", "Errata",
+           "reproduce_mean", "reproduce_mode", "reproduce", "EXPERIMENTS", "default_pairs",
+           "estimate_cpu_seconds", "sampling_pairs", "triangle_pairs", "write_csv"]
+
+
+def _experiments() -> dict[str, dict[str, Any]]:
+    table: dict[str, dict[str, Any]] = {
+        "mean": {"run": reproduce_mean, "dataset": "census", "column": "FICA", "paper_repetitions": 500},
+        "mode": {"run": reproduce_mode, "dataset": "adult", "column": "age", "paper_repetitions": 2000},
+    }
+    try:
+        from .dplloyd import reproduce_dplloyd
+        table["dplloyd"] = {"run": reproduce_dplloyd, "dataset": "adult", "column": None, "paper_repetitions": 500}
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        from .kmedian import reproduce_kmedian
+        table["kmedian"] = {"run": reproduce_kmedian, "dataset": "database1", "column": None,
+                            "paper_repetitions": 20}
+    except ImportError:  # pragma: no cover
+        pass
+    return table
+
+
+EXPERIMENTS = _experiments()
+
+
+def default_pairs(full: bool = False, sampling: bool = True, suppression: bool = True) -> list[tuple[float, float]]:
+    """The grid of (m, M): sampling rates (1, 0.9, …, 0.1; ``full``: 1, 0.99, …, 0.01) and the 45-pair
+    triangle on {0.1, …, 0.9}, without duplicates."""
+    pairs: list[tuple[float, float]] = []
+    if sampling:
+        pairs += sampling_pairs(SAMPLING_RATES_FULL if full else SAMPLING_RATES_SHORT)
+    if suppression:
+        pairs += [p for p in triangle_pairs(TRIANGLE_01) if p not in pairs]
+    return pairs
+
+
+def reproduce(experiment: str, **kwargs: Any) -> list[dict[str, Any]]:
+    """Run one seed-000 experiment (``"mean"``, ``"mode"``, ``"dplloyd"``, ``"kmedian"``) with the keyword
+    arguments of its ``reproduce_<experiment>`` function; returns its records."""
+    if experiment not in EXPERIMENTS:
+        raise ValueError(f"experiment = {experiment!r} is not one of {', '.join(EXPERIMENTS)}")
+    return EXPERIMENTS[experiment]["run"](**kwargs)
+
+
+def estimate_cpu_seconds(experiment: str, n_pairs: int, n_epsilons: int, repetitions: int,
+                         **kwargs: Any) -> float:
+    """CPU seconds a grid would take, measured: one suppressed cell per variant at (m, M) = (0.5, 0.5) with a
+    few repetitions, scaled to ``n_pairs × n_epsilons`` cells and ``repetitions``."""
+    probe = min(repetitions, 5)
+    kwargs = {**kwargs, "pairs": [(0.5, 0.5)], "epsilons": [1.0], "repetitions": probe, "progress": False,
+              "scheduler": None}
+    reproduce(experiment, **kwargs)  # warm-up: data loading, caches, compilation
+    start = time.process_time()
+    reproduce(experiment, **{**kwargs, "seed": kwargs.get("seed", 0) + 1})
+    per_cell = (time.process_time() - start) / probe * repetitions
+    return per_cell * n_pairs * n_epsilons
