@@ -85,8 +85,7 @@ class Hierarchy:
                             "mapping value → generalisations, ARX rows, or a CSV path) so the generalisation is a "
                             "fixed table, checkably independent of the data (SPEC T15)")
         if isinstance(spec, (str, os.PathLike)):
-            with open(spec, newline="", encoding="utf-8") as handle:
-                text = handle.read()
+            text = _read_text(spec, where)
             first = text.splitlines()[0] if text else ""
             delimiter = ";" if ";" in first else ("\t" if "\t" in first else ",")
             spec = [row for row in csv.reader(text.splitlines(), delimiter=delimiter) if row]
@@ -160,6 +159,12 @@ def interval_hierarchy(domain: Iterable[int], widths: Sequence[int], *, origin: 
     >>> interval_hierarchy(range(37, 40), [5, 10, 20])[39]
     ('[35, 40)', '[30, 40)', '[20, 40)', '*')
     """
+    widths = list(widths) if isinstance(widths, Iterable) and not isinstance(widths, (str, bytes)) else None
+    if not widths or any(isinstance(w, bool) or not isinstance(w, numbers.Integral) for w in widths):
+        raise ValueError(f"interval_hierarchy: widths = {widths!r} must be a sequence of positive integers")
+    if isinstance(origin, bool) or not isinstance(origin, numbers.Integral):
+        raise ValueError(f"interval_hierarchy: origin = {origin!r} must be an integer")
+    origin = int(origin)
     widths = [int(w) for w in widths]
     if any(w < 1 for w in widths) or any(b % a for a, b in zip(widths, widths[1:])):
         raise ValueError(f"interval_hierarchy: widths = {widths!r} must be positive, each a multiple of the "
@@ -180,9 +185,16 @@ def interval_hierarchy(domain: Iterable[int], widths: Sequence[int], *, origin: 
 # ------------------------------------------------------------------------------------------------------
 # tables
 
+def _read_text(path: Any, what: str) -> str:
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"safe_k_anonymize: cannot read the {what} from {os.fspath(path)!r}: {error}") from None
+
+
 def _read_csv(path: Any) -> tuple[list[str], list[tuple]]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        text = handle.read()
+    text = _read_text(path, "table")
     lines = text.splitlines()
     if not lines:
         raise ValueError(f"safe_k_anonymize: the CSV file {os.fspath(path)!r} is empty")
@@ -478,9 +490,13 @@ class SafeKAnonymizer:
         function = "SafeKAnonymizer.from_target"
         if k is not None and beta is not None:
             raise ValueError(f"{function}: give at most one of k and beta (the other is chosen)")
-        if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not 0 < float(epsilon) < math.inf:
+        try:
+            value = float(epsilon) if isinstance(epsilon, numbers.Real) and not isinstance(epsilon, bool) else math.nan
+        except OverflowError:
+            value = math.inf
+        if not 0 < value < math.inf:
             raise ValueError(f"{function}: epsilon = {epsilon!r} must be finite and > 0 (SPEC T15)")
-        epsilon = float(epsilon)
+        epsilon = value
         if k is not None:
             k = _k(function, k)
             beta = safe_k_anonymization_max_beta(k=k, epsilon=epsilon, delta=delta)

@@ -46,6 +46,9 @@ __all__ = ["MaskGenerator", "MCAR", "ObserveExactly", "MARThreshold", "MissingDa
            "missing_histogram"]
 
 Number = Union[Fraction, float]
+_MAX_DOUBLE = Fraction(np.finfo(np.float64).max)
+_MAX_FEATURES = 2 ** 24  # a generator stores one rate per feature
+_MAX_ENTRIES = 2 ** 36  # n·d of one mask or one-hot table (a larger request is refused, not attempted)
 _EXACT_LIMIT = 4096  # beyond this many float factors, p* is bounded with 256-bit interval arithmetic
 
 
@@ -60,11 +63,24 @@ def _real(function: str, name: str, x: Any, domain: str) -> tuple[Fraction, bool
             raise bad
         return Fraction(x), True
     if isinstance(x, numbers.Rational):
-        return Fraction(int(x.numerator), int(x.denominator)), True
-    f = float(x)
+        value = Fraction(int(x.numerator), int(x.denominator))
+        if abs(value) > _MAX_DOUBLE:
+            raise ValueError(f"{function}: {name} = {x!r} exceeds the largest double; it must be a {domain}")
+        return value, True
+    return Fraction(_finite_float(function, name, x, domain)), False
+
+
+def _finite_float(function: str, name: str, x: Any, domain: str) -> float:
+    """``x`` as a finite double, or ValueError (bools, strings, complex, NaN, inf, ints beyond the doubles)."""
+    if isinstance(x, bool) or not isinstance(x, (numbers.Real, Decimal)):
+        raise ValueError(f"{function}: {name} = {x!r} must be a {domain}")
+    try:
+        f = float(x)
+    except (OverflowError, ValueError):
+        raise ValueError(f"{function}: {name} = {x!r} must be a {domain}") from None
     if not math.isfinite(f):
-        raise bad
-    return Fraction(f), False
+        raise ValueError(f"{function}: {name} = {x!r} must be a {domain}")
+    return f
 
 
 def _probability(function: str, name: str, x: Any) -> tuple[Fraction, bool]:
@@ -82,9 +98,11 @@ def _positive(function: str, name: str, x: Any) -> tuple[Fraction, bool]:
     return value, exact
 
 
-def _count(function: str, name: str, x: Any, low: int = 1) -> int:
+def _count(function: str, name: str, x: Any, low: int = 1, high: int | None = None) -> int:
     if isinstance(x, bool) or not isinstance(x, numbers.Integral) or int(x) < low:
         raise ValueError(f"{function}: {name} = {x!r} must be an integer ≥ {low}")
+    if high is not None and int(x) > high:
+        raise ValueError(f"{function}: {name} = {x!r} exceeds {high} (too large to hold in memory)")
     return int(x)
 
 
@@ -141,7 +159,7 @@ class MaskGenerator:
         raise NotImplementedError
 
     def _n(self, n: Any) -> int:
-        return _count(f"{type(self).__name__}.sample", "n", n, low=0)
+        return _count(f"{type(self).__name__}.sample", "n", n, low=0, high=_MAX_ENTRIES // self.features)
 
 
 @dataclass(frozen=True)
@@ -317,7 +335,7 @@ def mcar(rate: Any, features: int) -> MCAR:
     >>> g.sample(2, rng=0).shape
     (2, 3)
     """
-    d = _count("mcar", "features", features)
+    d = _count("mcar", "features", features, high=_MAX_FEATURES)
     if isinstance(rate, (str, bytes)) or np.ndim(rate) > 1:
         raise ValueError(f"mcar: rate = {rate!r} must be a probability or one per feature")
     if np.ndim(rate) == 0:
@@ -346,7 +364,7 @@ def observe_exactly(r: int, features: int) -> ObserveExactly:
     >>> g.p_star, g.rho, int((~g.sample(4, rng=1)).sum(axis=1).max())
     (Fraction(1, 1), Fraction(3, 10), 3)
     """
-    d = _count("observe_exactly", "features", features)
+    d = _count("observe_exactly", "features", features, high=_MAX_FEATURES)
     k = _count("observe_exactly", "r", r, low=0)
     if k > d:
         raise ValueError(f"observe_exactly: r = {r!r} exceeds features = {d}")
@@ -386,11 +404,10 @@ def mar_threshold(features: int, *, driver: int = 0, threshold: float, rate_belo
     >>> g.probability([False, True, False], record=[50, 1.0, 2.0])   # 9/10 · 3/4 · 1/4
     Fraction(27, 160)
     """
-    d = _count("mar_threshold", "features", features)
+    d = _count("mar_threshold", "features", features, high=_MAX_FEATURES)
     if isinstance(driver, bool) or not isinstance(driver, numbers.Integral) or not 0 <= int(driver) < d:
         raise ValueError(f"mar_threshold: driver = {driver!r} must be a feature index in [0, {d})")
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or math.isnan(float(threshold)):
-        raise ValueError(f"mar_threshold: threshold = {threshold!r} must be a real number")
+    threshold = _finite_float("mar_threshold", "threshold", threshold, "finite real number")
     below, e1 = _probability("mar_threshold", "rate_below", rate_below)
     above, e2 = _probability("mar_threshold", "rate_above", rate_above)
     drop, e3 = _probability("mar_threshold", "dropout", dropout)
@@ -424,8 +441,10 @@ def na_fill(data: Any, mask: Any = None) -> np.ndarray:
 
 def _data(function: str, data: Any) -> np.ndarray:
     try:
+        if np.iscomplexobj(np.asarray(data)):
+            raise TypeError
         values = np.array(data, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{function}: data must be a 2-D array of real numbers (records × features)") from None
     if values.ndim != 2 or values.shape[0] == 0 or values.shape[1] == 0:
         raise ValueError(f"{function}: data must be a non-empty 2-D array (records × features), got shape "
@@ -487,15 +506,17 @@ def _release(function: str, answer_of, data: Any, gen: MaskGenerator, query: FWL
         complete = Guarantee(eps, 0.0)
         scale = float_up(Fraction(query.sensitivity) / Fraction(eps))
     else:
-        if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 < float(delta) < 1:
+        delta = _finite_float(function, "delta", delta, "number in (0, 1) for noise='gaussian'")
+        if not 0 < delta < 1:
             raise ValueError(f"{function}: delta = {delta!r} must lie in (0, 1) for noise='gaussian'")
-        delta = float(delta)
         guarantee = missing_data_gaussian(eps, delta, p_up, ratio)
         complete = Guarantee(eps, delta)
         with mpmath.workdps(50):  # c > √(2 ln(1.25/δ)) strictly (Thm 4.7's classical calibration)
             c = mpmath.sqrt(2 * mpmath.log(mpmath.mpf(1.25) / mpmath.mpf(delta)))
             c_up = math.nextafter(float(mpmath.mpf(c) * (1 + mpmath.mpf(2) ** -60)), math.inf)
         scale = float_up(Fraction(query.sensitivity) * Fraction(c_up) / Fraction(eps))
+    if not math.isfinite(scale):
+        raise ValueError(f"{function}: the noise scale C/ε = {query.sensitivity}/{eps!r} overflows a double")
     values = data
     n = values.shape[0]
     if mask is None:
@@ -515,9 +536,9 @@ def _release(function: str, answer_of, data: Any, gen: MaskGenerator, query: FWL
 
 
 def _epsilon(function: str, epsilon: Any, noise: str) -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not 0 < float(epsilon) < math.inf:
+    eps = _finite_float(function, "epsilon", epsilon, "finite number > 0 (the noise scale is C/ε)")
+    if not eps > 0:
         raise ValueError(f"{function}: epsilon = {epsilon!r} must be finite and > 0 (the noise scale is C/ε)")
-    eps = float(epsilon)
     if noise == "gaussian" and eps > 1:
         raise ValueError(f"{function}: epsilon = {epsilon!r} > 1: the classical Gaussian calibration σ = C₂c/ε of "
                          "Thm 4.7 is (ε, δ)-DP only for ε ≤ 1 (SPEC T18)")
@@ -656,6 +677,7 @@ def missing_histogram(data: Any, generator: MaskGenerator, *, cells: int, epsilo
     d = _count(function, "cells", cells)
     array = np.asarray(data)
     if array.ndim == 1:
+        _count(function, "codes × cells", array.size * d, low=0, high=_MAX_ENTRIES)
         if array.size == 0 or not np.issubdtype(array.dtype, np.integer) or (array < 0).any() or (array >= d).any():
             raise ValueError(f"{function}: codes must be a non-empty integer array with values in [0, {d})")
         onehot = np.zeros((array.size, d))

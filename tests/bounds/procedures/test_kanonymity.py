@@ -236,7 +236,7 @@ def test_from_target_with_k_or_beta():
     assert s.beta == 0.2 and s.k == bounds.safe_k_anonymization_min_k(delta=1e-6, beta=0.2, epsilon=1.0)
     with pytest.raises(ValueError, match="at most one"):
         SafeKAnonymizer.from_target(1.0, 1e-6, [STAR], [1], k=3, beta=0.2)
-    for bad in (0.0, -1.0, math.inf, math.nan, "1", True):
+    for bad in (0.0, -1.0, math.inf, math.nan, "1", True, 10 ** 400, 1 + 0j):
         with pytest.raises(ValueError, match="epsilon"):
             SafeKAnonymizer.from_target(bad, 1e-6, [STAR], [1])
 
@@ -281,6 +281,11 @@ def test_interval_hierarchy_adult_age():
         interval_hierarchy(range(3), [5, 7])
     with pytest.raises(ValueError, match="integer"):
         interval_hierarchy([1.5], [5])
+    for widths in ([math.inf], [True], "5", [], None):
+        with pytest.raises(ValueError, match="widths"):
+            interval_hierarchy(range(3), widths)
+    with pytest.raises(ValueError, match="origin"):
+        interval_hierarchy(range(3), [5], origin=0.5)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -338,6 +343,8 @@ def test_bad_hierarchies_and_tables():
         safe_k_anonymize([(1, "M", 5)], HIER, [1, 0], k=1, beta=0.5)
     with pytest.raises(TypeError):
         safe_k_anonymize(42, HIER, [1, 0], k=1, beta=0.5)
+    with pytest.raises(ValueError, match="cannot read the table"):
+        safe_k_anonymize("no-such-file.csv", HIER, [1, 0], k=1, beta=0.5)
     with pytest.raises(TypeError, match="rng"):
         safe_k_anonymize(ROWS, HIER, [1, 0], k=1, beta=0.5, rng="seed")
     with pytest.raises(ValueError, match="attribute name"):

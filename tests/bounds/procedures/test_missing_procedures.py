@@ -315,7 +315,7 @@ def test_mcar_bad_rate(rate):
         mcar(rate, 2)
 
 
-@pytest.mark.parametrize("d", [0, -1, 1.5, True, "3", None, 2.0])
+@pytest.mark.parametrize("d", [0, -1, 1.5, True, "3", None, 2.0, 2 ** 53 + 1, 10 ** 400])
 def test_bad_features(d):
     for make in (lambda: mcar(0.5, d), lambda: observe_exactly(1, d),
                  lambda: mar_threshold(d, threshold=0, rate_below=0, rate_above=0)):
@@ -337,8 +337,13 @@ def test_other_refusals():
         g.sample(3, 0)
     with pytest.raises(ValueError, match="shape"):
         g.sample(3, 0, data=np.zeros((2, 2)))
-    with pytest.raises(ValueError, match="n = "):
-        mcar(0.5, 2).sample(-1, 0)
+    for n in (-1, 2 ** 53 + 1, 1.0, True):
+        with pytest.raises(ValueError, match="n = "):
+            mcar(0.5, 2).sample(n, 0)
+    with pytest.raises(ValueError, match="threshold"):
+        mar_threshold(3, threshold=10 ** 400, rate_below=0, rate_above=0)
+    with pytest.raises(ValueError, match="overflows"):
+        missing_sum(np.ones((2, 2)), mcar(0.5, 2), bound=1e300, epsilon=1e-300)
     with pytest.raises(TypeError, match="rng"):
         mcar(0.5, 2).sample(3, "x")
     assert mcar(0.5, 2).sample(0, 0).shape == (0, 2)
@@ -349,7 +354,10 @@ def test_other_refusals():
                       (dict(bound=1, epsilon=0.5, delta=1e-5), "delta is for"),
                       (dict(bound=1, epsilon=1.0, noise="cauchy"), "noise"),
                       (dict(bound=0.5, epsilon=1.0), "bound"), (dict(bound=-1, epsilon=1.0), "bound"),
-                      (dict(bound=1, epsilon=1.0, mask=np.zeros((4, 3), bool)), "mask")]:
+                      (dict(bound=1, epsilon=1.0, mask=np.zeros((4, 3), bool)), "mask"),
+                      (dict(bound=10 ** 400, epsilon=1.0), "bound"), (dict(bound=1, epsilon=10 ** 400), "epsilon"),
+                      (dict(bound=1, epsilon=0.5, delta=10 ** 400, noise="gaussian"), "delta"),
+                      (dict(bound=1, epsilon=1 + 0j), "epsilon")]:
         with pytest.raises(ValueError, match=match):
             missing_sum(data, gen, rng=0, **kw)
     with pytest.raises(ValueError, match="features"):
@@ -364,4 +372,7 @@ def test_other_refusals():
         missing_histogram(np.ones((2, 3)), observe_exactly(1, 3), cells=3, epsilon=1.0)
     with pytest.raises(ValueError, match="infinite"):
         missing_mean(np.array([[math.inf, 0.0]]), gen, bound=1, epsilon=1.0)
+    for bad in ([[10 ** 400, 0]], np.array([[1 + 1j, 0]]), [["a", "b"]], np.zeros((0, 2)), [1.0, 2.0]):
+        with pytest.raises(ValueError, match="data"):
+            missing_mean(bad, gen, bound=1, epsilon=1.0)
     assert isinstance(mar_threshold(2, threshold=0, rate_below=0.5, rate_above=0.5), MARThreshold)
