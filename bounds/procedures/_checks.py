@@ -29,8 +29,12 @@ def generator(function: str, rng: Any) -> np.random.Generator:
                              "non-negative int seed or None")
 
 
+_MAX_COUNT = 2 ** 53  # counts beyond it are not array sizes (and a float64 cannot hold them all exactly)
+
+
 def count(function: str, name: str, value: Any, *, minimum: int = 0, maximum: int | None = None) -> int:
-    """An integer count (``int``/numpy integer, or a float/Fraction with an integer value) in [minimum, maximum]."""
+    """An integer count (``int``/numpy integer, or a float/Fraction with an integer value) in [minimum, maximum]
+    (at most 2⁵³)."""
     if isinstance(value, (bool, np.bool_)):
         raise ParameterTypeError(f"{function}: {name} = {value!r} is a bool, not an integer")
     if isinstance(value, (int, np.integer)):
@@ -44,8 +48,9 @@ def count(function: str, name: str, value: Any, *, minimum: int = 0, maximum: in
         if math.isnan(x) or math.isinf(x) or x != math.floor(x):
             raise ValueError(f"{function}: {name} = {_fmt(x)} must be an integer ≥ {minimum}")
         v = int(x)
-    if v < minimum or (maximum is not None and v > maximum):
-        upper = "" if maximum is None else f" and ≤ {maximum}"
+    maximum = _MAX_COUNT if maximum is None else min(maximum, _MAX_COUNT)
+    if v < minimum or v > maximum:
+        upper = f" and ≤ {maximum}"
         raise ValueError(f"{function}: {name} = {_fmt(v)} is outside its domain: an integer ≥ {minimum}{upper}")
     return v
 

@@ -2,7 +2,8 @@
 
 No ``fastmath``: every operation is an IEEE-754 operation in the order written (subtraction, multiplication,
 addition, a correctly rounded ``sqrt``), so the result does not depend on the CPU's SIMD width — the
-elementwise loop may be vectorised, the sums are written with eight explicit lanes in a fixed order.
+elementwise loops may be vectorised (each element's value is the same), the sums are written with eight
+explicit lanes in a fixed order.
 """
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ _BLOCK = 1024  # columns per block: a block's lane sums are naive (≤ 128 terms
 
 
 @nb.njit(cache=True, nogil=True)
-def euclidean_row_sums(xt: np.ndarray) -> tuple:  # pragma: no cover - compiled
-    """For points given as columns of ``xt`` (k, n): (Σ_j ‖x_i − x_j‖₂ for every i, max_ij ‖x_i − x_j‖₂).
+def euclidean_row_sums(xt: np.ndarray, track_largest: bool) -> tuple:  # pragma: no cover - compiled
+    """For points given as the columns of ``xt`` (k, n): (Σ_j ‖x_i − x_j‖₂ for every i, the largest computed
+    ‖x_i − x_j‖₂ if ``track_largest`` else 0).
 
-    Error of each sum: the block sums have ≤ 128 terms per lane (relative error ≤ 130u), the blocks are added
-    with Neumaier's compensated summation (error ≤ 2u·Σ + O(n u²)), each distance is within 1.5·(k+1)u of
-    the exact one (k squares and additions and a square root).  In all ≤ (1.5k + 134)u relative."""
+    Error of each sum: each computed distance is within (k + 2)u (relative) of the exact one (k roundings in
+    the squares and additions, counted on the squared norm, halved by the square root, plus the square root
+    itself); within a block the eight lanes add ≤ 128 terms each and the lanes are added pairwise (≤ 130u
+    relative); blocks are added with Neumaier's compensated summation (≤ 2u + O(nu²)).  In all the sum of
+    distances is within (k + 135)u of the exact one, relative."""
     k, n = xt.shape
     sums = np.empty(n)
     largest = 0.0
@@ -29,13 +33,23 @@ def euclidean_row_sums(xt: np.ndarray) -> tuple:  # pragma: no cover - compiled
         for start in range(0, n, _BLOCK):
             stop = min(start + _BLOCK, n)
             width = stop - start
+            xi = xt[0, i]
+            row = xt[0, start:stop]
             for j in range(width):
-                sq[j] = 0.0
-            for d in range(k):
+                diff = row[j] - xi
+                sq[j] = diff * diff
+            for d in range(1, k):
                 xi = xt[d, i]
+                row = xt[d, start:stop]
                 for j in range(width):
-                    diff = xt[d, start + j] - xi
+                    diff = row[j] - xi
                     sq[j] += diff * diff
+            for j in range(width):
+                sq[j] = np.sqrt(sq[j])
+            if track_largest:
+                for j in range(width):
+                    if sq[j] > largest:
+                        largest = sq[j]
             a0 = 0.0
             a1 = 0.0
             a2 = 0.0
@@ -46,27 +60,24 @@ def euclidean_row_sums(xt: np.ndarray) -> tuple:  # pragma: no cover - compiled
             a7 = 0.0
             j = 0
             while j + 8 <= width:
-                a0 += np.sqrt(sq[j])
-                a1 += np.sqrt(sq[j + 1])
-                a2 += np.sqrt(sq[j + 2])
-                a3 += np.sqrt(sq[j + 3])
-                a4 += np.sqrt(sq[j + 4])
-                a5 += np.sqrt(sq[j + 5])
-                a6 += np.sqrt(sq[j + 6])
-                a7 += np.sqrt(sq[j + 7])
+                a0 += sq[j]
+                a1 += sq[j + 1]
+                a2 += sq[j + 2]
+                a3 += sq[j + 3]
+                a4 += sq[j + 4]
+                a5 += sq[j + 5]
+                a6 += sq[j + 6]
+                a7 += sq[j + 7]
                 j += 8
             while j < width:
-                a0 += np.sqrt(sq[j])
+                a0 += sq[j]
                 j += 1
-            for j in range(width):
-                if sq[j] > largest:
-                    largest = sq[j]
             block = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
-            t = total + block  # Neumaier
+            t = total + block  # Neumaier's compensated step
             if abs(total) >= abs(block):
                 comp += (total - t) + block
             else:
                 comp += (block - t) + total
             total = t
         sums[i] = total + comp
-    return sums, np.sqrt(largest)
+    return sums, largest

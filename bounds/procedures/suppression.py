@@ -323,8 +323,13 @@ class Euclidean(Metric):
             if spread > self.diameter:
                 raise ValueError(self._too_far(function, spread))
             return _absolute_row_sums((x - x.min()) / self.diameter)  # a shift is exact enough: see docstring
-        kernels = _kernels()
-        sums, largest = kernels.euclidean_row_sums(np.ascontiguousarray(data.T))
+        xt = np.ascontiguousarray(data.T)
+        # Every computed pair distance is at most the bounding box's computed diagonal (|x_d − y_d| ≤ hi_d − lo_d
+        # and rounding is monotone in each operation, done in the same order), so tracking the largest pair is
+        # needed only when the diagonal exceeds the diameter.
+        span = xt.max(axis=1) - xt.min(axis=1)
+        diagonal = float(np.sqrt(_lane_sum_of_squares(span)))
+        sums, largest = _kernels().euclidean_row_sums(xt, diagonal > self.diameter)
         if largest > self.diameter:
             raise ValueError(self._too_far(function, largest))
         return sums / self.diameter
@@ -336,6 +341,14 @@ class Euclidean(Metric):
 
     def __repr__(self) -> str:
         return self.name
+
+
+def _lane_sum_of_squares(v: np.ndarray) -> float:
+    """Σ v_d² in the kernel's order (squares added one coordinate after the other)."""
+    total = 0.0
+    for x in v.tolist():
+        total += x * x
+    return total
 
 
 def _kernels():

@@ -1,0 +1,324 @@
+"""bounds.procedures.sampling: each sampler draws exactly the distribution its theorem assumes.
+
+Distributions are checked with a G-test (likelihood-ratio test of the observed cell counts against the exact
+probabilities from enumeration, in exact rationals) at a fixed seed; a test fails when the p-value is below
+ALPHA = 1e-4 (the chi-square tail from mpmath's regularised incomplete gamma function, no normal
+approximation, no scipy).  With a fixed seed each test is deterministic; a wrong sampler (a fixed-size batch
+in place of Poisson, a non-uniform subset) gives p-values of 1e-30 or less at these sample sizes.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from mpmath import mp, mpf
+
+import bounds
+from bounds.procedures import (BallsAndBinsBatches, CyclicBatches, FixedSizeBatches, PoissonBatches,
+                               RandomAllocationBatches, ShuffledBatches, effective_rate, poisson_guarantee,
+                               poisson_sample, sample_with_replacement, sample_without_replacement)
+
+ALPHA = 1e-4
+
+
+def g_test(observed: dict, expected: dict, trials: int) -> float:
+    """p-value of the G-test: observed counts per cell against exact cell probabilities (Fractions summing
+    to 1); cells never observed contribute 0 to G; unexpected cells fail outright."""
+    assert sum(expected.values()) == 1
+    unexpected = set(observed) - {c for c, p in expected.items() if p > 0}
+    assert not unexpected, f"cells of probability 0 observed: {sorted(unexpected)[:5]}"
+    with mp.workdps(30):
+        g = mpf(0)
+        for cell, count in observed.items():
+            if count:
+                g += 2 * count * mp.log(mpf(count) / (trials * mpf(expected[cell].numerator) / expected[cell].denominator))
+        dof = sum(1 for p in expected.values() if p > 0) - 1
+        return float(mp.gammainc(mpf(dof) / 2, g / 2, mp.inf, regularized=True))
+
+
+def counts_of(rows) -> dict:
+    out: dict = {}
+    for r in rows:
+        out[r] = out.get(r, 0) + 1
+    return out
+
+
+def test_g_test_rejects_a_wrong_distribution():
+    # the check can fail: a fair coin's counts against a 0.45/0.55 coin
+    rng = np.random.default_rng(0)
+    flips = rng.random(100_000) < 0.5
+    obs = {True: int(flips.sum()), False: int((~flips).sum())}
+    assert g_test(obs, {True: Fraction(1, 2), False: Fraction(1, 2)}, 100_000) > ALPHA
+    assert g_test(obs, {True: Fraction(45, 100), False: Fraction(55, 100)}, 100_000) < 1e-30
+
+
+# ------------------------------------------------------------------------------------------------ Poisson
+def test_poisson_joint_keep_patterns_per_record_rates():
+    rates = [0.1, 0.5, 0.7, 0.95]
+    trials = 100_000
+    mask = poisson_sample(4 * trials, np.tile(rates, trials), rng=np.random.default_rng(1)).reshape(trials, 4)
+    obs = counts_of(map(tuple, mask.tolist()))
+    exact = [Fraction(effective_rate(r)) for r in rates]
+    expected = {pattern: math.prod(p if k else 1 - p for p, k in zip(exact, pattern))
+                for pattern in itertools.product([False, True], repeat=4)}
+    assert g_test(obs, expected, trials) > ALPHA
+
+
+def test_poisson_uniform_rate_sizes_are_binomial():
+    n, p, trials = 6, 0.3, 50_000
+    g = np.random.default_rng(2)
+    sizes = [int(poisson_sample(n, p, rng=g).sum()) for _ in range(trials)]
+    q = Fraction(effective_rate(p))
+    expected = {k: math.comb(n, k) * q ** k * (1 - q) ** (n - k) for k in range(n + 1)}
+    assert g_test(counts_of(sizes), expected, trials) > ALPHA
+
+
+def test_a_fixed_size_batch_is_not_poisson():
+    # the planted bug of jax_privacy #121 fails the same size test
+    n, p, trials = 6, 0.5, 20_000
+    g = np.random.default_rng(3)
+    sizes = [len(sample_without_replacement(n, 3, rng=g)) for _ in range(trials)]
+    expected = {k: Fraction(math.comb(n, k), 2 ** n) for k in range(n + 1)}
+    assert g_test(counts_of(sizes), expected, trials) < 1e-30
+
+
+def test_poisson_edge_rates_and_data_input():
+    assert not poisson_sample(5, 0.0, rng=0).any()
+    assert poisson_sample(5, 1.0, rng=0).all()
+    assert poisson_sample(["a", "b", "c"], 1.0, rng=0).tolist() == [True, True, True]
+    assert poisson_sample(np.zeros((7, 3)), 0.5, rng=0).shape == (7,)
+    assert poisson_sample(0, 0.5, rng=0).shape == (0,)
+
+
+def test_poisson_reproducible_by_seed():
+    a = poisson_sample(1000, 0.3, rng=np.random.default_rng(42))
+    b = poisson_sample(1000, 0.3, rng=np.random.default_rng(42))
+    c = poisson_sample(1000, 0.3, rng=42)
+    assert np.array_equal(a, b) and np.array_equal(a, c)
+
+
+def test_effective_rate_is_the_exact_keep_probability():
+    # premise: rng.random() returns multiples of 2^-53 (so P[u < p] = ⌈p·2^53⌉/2^53, computed in Fractions)
+    u = np.random.default_rng(4).random(100_000)
+    assert np.array_equal(u * 2.0 ** 53, np.floor(u * 2.0 ** 53))
+    for p in [0.0, 1.0, 0.5, 0.75, 0.1, 1e-3, 1 / 3, 2.0 ** -60, 5e-324, 0.49999999999999994]:
+        exact = Fraction(math.ceil(Fraction(p) * 2 ** 53), 2 ** 53)
+        assert Fraction(effective_rate(p)) == exact
+        assert exact >= Fraction(p) and exact - Fraction(p) < Fraction(1, 2 ** 53)
+    assert effective_rate(0.1) > 0.1  # 0.1 is not on the grid: the sampler keeps slightly more often
+    assert np.array_equal(effective_rate(np.array([0.5, 0.25])), [0.5, 0.25])
+
+
+def test_poisson_guarantee_uses_the_largest_rate():
+    rates = np.array([0.001, 0.2, 0.05])
+    g = poisson_guarantee(1.0, 1e-6, rates)
+    assert g == bounds.poisson_subsampling(1.0, 1e-6, effective_rate(0.2))
+    assert g.epsilon > bounds.poisson_subsampling(1.0, 1e-6, 0.05).epsilon
+    # reference from the definition at p = max rate (mpmath, 50 digits): ln(1 + p(e − 1)) ≤ returned ε
+    with mp.workdps(50):
+        ref = mp.log(1 + mpf(Fraction(effective_rate(0.2)).numerator) / Fraction(effective_rate(0.2)).denominator
+                     * (mp.e - 1))
+    assert mpf(g.epsilon) >= ref
+    assert poisson_guarantee(1.0, 1e-6, 0.5) == bounds.poisson_subsampling(1.0, 1e-6, 0.5)
+
+
+# ------------------------------------------------------------------------------------- without replacement
+def test_without_replacement_uniform_subsets():
+    n, m, trials = 5, 2, 60_000
+    g = np.random.default_rng(5)
+    obs = counts_of(tuple(sample_without_replacement(n, m, rng=g).tolist()) for _ in range(trials))
+    expected = {c: Fraction(1, math.comb(n, m)) for c in itertools.combinations(range(n), m)}
+    assert g_test(obs, expected, trials) > ALPHA
+
+
+def test_without_replacement_large_m_uniform_subsets():
+    # m close to n takes numpy's other branch (a partial shuffle): uniform too
+    n, m, trials = 6, 5, 30_000
+    g = np.random.default_rng(6)
+    obs = counts_of(tuple(sample_without_replacement(n, m, rng=g).tolist()) for _ in range(trials))
+    expected = {c: Fraction(1, math.comb(n, m)) for c in itertools.combinations(range(n), m)}
+    assert g_test(obs, expected, trials) > ALPHA
+
+
+def test_without_replacement_shape_and_edges():
+    idx = sample_without_replacement(1000, 300, rng=7)
+    assert idx.dtype == np.int64 and len(np.unique(idx)) == 300 and (np.diff(idx) > 0).all()
+    assert sample_without_replacement(4, 0, rng=0).tolist() == []
+    assert sample_without_replacement(4, 4, rng=0).tolist() == [0, 1, 2, 3]
+    assert sample_without_replacement([10, 20, 30], 3.0, rng=0).tolist() == [0, 1, 2]
+
+
+# ---------------------------------------------------------------------------------------- with replacement
+def test_with_replacement_multinomial_counts():
+    n, m, trials = 3, 4, 60_000
+    g = np.random.default_rng(8)
+    obs = counts_of(tuple(sample_with_replacement(n, m, rng=g).tolist()) for _ in range(trials))
+    expected = {}
+    for c in itertools.product(range(m + 1), repeat=n):
+        if sum(c) == m:
+            expected[c] = Fraction(math.factorial(m), math.prod(math.factorial(k) for k in c) * n ** m)
+    assert g_test(obs, expected, trials) > ALPHA
+
+
+def test_with_replacement_edges():
+    c = sample_with_replacement(10, 1000, rng=9)
+    assert c.dtype == np.int64 and c.shape == (10,) and c.sum() == 1000 and (c >= 0).all()
+    assert sample_with_replacement(3, 0, rng=0).tolist() == [0, 0, 0]
+
+
+# ------------------------------------------------------------------------------------------ batch samplers
+def test_shuffled_first_batch_uniform_and_partition():
+    trials = 30_000
+    s = ShuffledBatches(4, 2)
+    g = np.random.default_rng(10)
+    firsts = []
+    for _ in range(trials):
+        b = list(s.epoch(g))
+        assert len(b) == 2 and sorted(np.concatenate(b).tolist()) == [0, 1, 2, 3]
+        firsts.append(tuple(b[0].tolist()))
+    expected = {c: Fraction(1, 6) for c in itertools.combinations(range(4), 2)}
+    assert g_test(counts_of(firsts), expected, trials) > ALPHA
+
+
+def test_balls_and_bins_assignment_uniform():
+    n, T, trials = 3, 2, 40_000
+    s = BallsAndBinsBatches(n, T)
+    g = np.random.default_rng(11)
+    obs = []
+    for _ in range(trials):
+        where = [None] * n
+        for t, batch in enumerate(s.epoch(g)):
+            for i in batch.tolist():
+                assert where[i] is None
+                where[i] = t
+        obs.append(tuple(where))
+    expected = {c: Fraction(1, T ** n) for c in itertools.product(range(T), repeat=n)}
+    assert g_test(counts_of(obs), expected, trials) > ALPHA
+
+
+def test_random_allocation_uniform_k_subsets_independent():
+    n, T, k, trials = 2, 4, 2, 40_000
+    s = RandomAllocationBatches(n, T, selected=k)
+    g = np.random.default_rng(12)
+    obs = []
+    for _ in range(trials):
+        steps = [[], []]
+        for t, batch in enumerate(s.epoch(g)):
+            for i in batch.tolist():
+                steps[i].append(t)
+        obs.append((tuple(steps[0]), tuple(steps[1])))
+    subsets = list(itertools.combinations(range(T), k))
+    expected = {(a, b): Fraction(1, len(subsets) ** 2) for a in subsets for b in subsets}
+    assert g_test(counts_of(obs), expected, trials) > ALPHA
+
+
+def test_poisson_batches_sizes_binomial_and_accounting():
+    n, q, trials = 5, 0.25, 10_000
+    s = PoissonBatches(n, q, trials)
+    sizes = [len(b) for b in s.epoch(np.random.default_rng(13))]
+    expected = {k: math.comb(n, k) * Fraction(1, 4) ** k * Fraction(3, 4) ** (n - k) for k in range(n + 1)}
+    assert g_test(counts_of(sizes), expected, trials) > ALPHA
+    mech = bounds.Gaussian.from_noise_multiplier(1.1)
+    [(step, count)] = s.accounting(mech, epochs=2)
+    assert step == bounds.poisson_sampled(mech, 0.25) and count == 2 * trials
+    assert s.crosscheck_keywords(3)["sampler"] == "poisson" and s.crosscheck_keywords(3)["epochs"] == 3
+
+
+def test_fixed_size_batches_each_step_uniform():
+    s = FixedSizeBatches(4, 2, 30_000)
+    obs = counts_of(tuple(b.tolist()) for b in s.epoch(np.random.default_rng(14)))
+    expected = {c: Fraction(1, 6) for c in itertools.combinations(range(4), 2)}
+    assert g_test(obs, expected, 30_000) > ALPHA
+
+
+def test_cyclic_batches_fixed():
+    s = CyclicBatches(6, 3, order=[5, 4, 3, 2, 1, 0])
+    assert [b.tolist() for b in s.epoch()] == [[3, 4, 5], [0, 1, 2]]
+    assert [b.tolist() for b in s.epochs(2, rng=0)] == [[3, 4, 5], [0, 1, 2], [3, 4, 5], [0, 1, 2]]
+    assert CyclicBatches(7, 3, drop_remainder=True).steps_per_epoch == 2
+
+
+def test_sampler_parameters_as_data():
+    assert ShuffledBatches(60, 6).crosscheck_keywords() == {"sampler": "shuffle", "steps_per_epoch": 10,
+                                                           "batch_size": 6, "dataset_size": 60, "epochs": 1}
+    assert BallsAndBinsBatches(60, 10).crosscheck_keywords(2) == {
+        "sampler": "balls_and_bins", "steps_per_epoch": 10, "batch_size": 6.0, "dataset_size": 60, "epochs": 2}
+    assert RandomAllocationBatches(60, 10, selected=2).crosscheck_keywords()["selected"] == 2
+    assert FixedSizeBatches(60, 6, 10).sampler == "fixed_size"
+    assert CyclicBatches(60, 6).sampler == "cyclic"
+    assert "ShuffledBatches(" in repr(ShuffledBatches(60, 6))
+
+
+def test_batch_epochs_reproducible_by_seed():
+    for s in (ShuffledBatches(20, 5), BallsAndBinsBatches(20, 4), RandomAllocationBatches(20, 5, selected=2),
+              PoissonBatches(20, 0.3, 4), FixedSizeBatches(20, 5, 4)):
+        a = [b.tolist() for b in s.epochs(3, rng=np.random.default_rng(99))]
+        b = [b.tolist() for b in s.epochs(3, rng=np.random.default_rng(99))]
+        assert a == b
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+BAD_RATES = [math.nan, -0.1, 1.5, math.inf, "0.5", True, 1j, None, 10 ** 400]
+
+
+@pytest.mark.parametrize("rate", BAD_RATES)
+def test_poisson_bad_rate(rate):
+    with pytest.raises(ValueError, match="rate"):
+        poisson_sample(5, rate, rng=0)
+
+
+def test_poisson_bad_shapes_and_counts():
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        poisson_sample(3, [0.1, 0.2], rng=0)
+    with pytest.raises(ValueError, match="rate"):
+        poisson_sample(3, [0.1, np.nan, 0.2], rng=0)
+    with pytest.raises(ValueError, match="rate"):
+        poisson_sample(3, [[0.1, 0.2, 0.3]], rng=0)
+    for n in (-1, True, 2.5, "abc", None, 1j, 10 ** 400, 2 ** 53 + 1):
+        with pytest.raises(ValueError, match="n_or_data"):
+            poisson_sample(n, 0.5, rng=0)
+    with pytest.raises(ValueError, match="empty"):
+        poisson_guarantee(1.0, 0.0, [])
+    with pytest.raises(ValueError, match="rng"):
+        poisson_sample(3, 0.5, rng="seed")
+    with pytest.raises(ValueError, match="rng"):
+        poisson_sample(3, 0.5, rng=np.random.RandomState(0))
+    with pytest.raises(ValueError, match="rng"):
+        poisson_sample(3, 0.5, rng=-1)
+
+
+def test_subset_samplers_bad_input():
+    with pytest.raises(ValueError, match="m = 6"):
+        sample_without_replacement(5, 6, rng=0)
+    for m in (-1, 2.5, math.nan, math.inf, "2", True, 10 ** 400, 2 ** 53 + 1):
+        with pytest.raises(ValueError, match="m"):
+            sample_without_replacement(5, m, rng=0)
+        with pytest.raises(ValueError, match="m"):
+            sample_with_replacement(5, m, rng=0)
+    with pytest.raises(ValueError, match="n = 0"):
+        sample_with_replacement(0, 1, rng=0)
+    assert sample_without_replacement(np.int64(5), np.int32(2), rng=0).shape == (2,)
+
+
+def test_batch_samplers_bad_input():
+    with pytest.raises(ValueError, match="not a multiple"):
+        ShuffledBatches(10, 3)
+    with pytest.raises(ValueError, match="batch_size"):
+        ShuffledBatches(10, 0)
+    with pytest.raises(ValueError, match="batch_size"):
+        FixedSizeBatches(10, 11, 2)
+    with pytest.raises(ValueError, match="rate"):
+        PoissonBatches(10, 1.5, 2)
+    with pytest.raises(ValueError, match="rate"):
+        PoissonBatches(10, [0.1, 0.2], 2)
+    with pytest.raises(ValueError, match="selected"):
+        RandomAllocationBatches(10, 3, selected=4)
+    with pytest.raises(ValueError, match="order"):
+        CyclicBatches(4, 2, order=[0, 0, 1, 2])
+    with pytest.raises(ValueError, match="steps"):
+        BallsAndBinsBatches(10, 0)
+    with pytest.raises(ValueError, match="drop_remainder"):
+        CyclicBatches(4, 2, drop_remainder="yes")
