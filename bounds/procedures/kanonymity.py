@@ -475,9 +475,10 @@ class SafeKAnonymizer:
 
         - Neither ``k`` nor ``beta`` given: β = the largest double with ε ≥ −ln(1 − β) (decided exactly), the
           largest sampling rate the theorem admits at ε, then the smallest k
-          (``bounds.safe_k_anonymization_min_k``).  ARX (SafePub) also takes β = 1 − e^{−ε}, but as a float
-          (which can fall one ulp outside the domain) and adds 1 to its k as a margin; here d is rounded up
-          with exact integer decisions, so the smallest k is already safe and no margin is added.
+          (``bounds.safe_k_anonymization_min_k``).  ARX (SafePub, ``ParameterCalculation``) also takes
+          β = 1 − e^{−ε} (the lower end of an interval enclosure), but its k loop increments once more after
+          the last test and returns one more than the smallest k with d < δ; here d is rounded up with exact
+          integer decisions, so the smallest k with d ≤ δ is already safe (typically ARX's k − 1).
         - ``beta`` given: the smallest k at that β.
         - ``k`` given: the largest β with d(k, β, ε) ≤ δ (``bounds.safe_k_anonymization_max_beta``; d is not
           monotone in β, the search is the bound's).
