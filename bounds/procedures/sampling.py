@@ -19,11 +19,11 @@ The bounds these samplers carry (provenance flags from SPEC):
   per step of an epoch; Poisson's per-step mechanism is :func:`bounds.poisson_sampled` (SPEC T11); the other
   samplers expose their parameters as data (``.sampler`` is the word ``crosscheck(sampler=...)`` uses).
 
-**Bernoulli draws are exact.**  A draw keeps a record iff ``u < p`` with ``u = rng.random()``, a multiple
-k·2⁻⁵³ with k uniform on [0, 2⁵³) (every numpy bit generator's ``random()``).  The keep probability is
-therefore ⌈p·2⁵³⌉/2⁵³, which equals p for p ≥ 1/2 or p a multiple of 2⁻⁵³ and exceeds it by less than 2⁻⁵³
-otherwise; :func:`effective_rate` returns it exactly (a float: p·2⁵³ is exact, so is the ceiling and the
-division) and every guarantee here uses it, so a bound is never computed at a rate below the one drawn.
+**Bernoulli draws are exact.**  ``rng.random() < p`` would keep a record with probability ⌈p·2⁵³⌉/2⁵³
+(``random()`` returns multiples of 2⁻⁵³), up to 2⁻⁵³ above p for p < 1/2.  The draws here compare a uniform
+U's binary expansion with p's, 64 bits at a time (``_float_bernoulli``), so P[keep] = p exactly for every
+float64 p, at the cost of one 64-bit word per record; :func:`effective_rate` (the exact keep probability) is
+therefore p itself.
 """
 from __future__ import annotations
 
@@ -33,20 +33,18 @@ import numpy as np
 
 from .._core import ParameterTypeError
 from ._checks import count, generator, probability, size_of
+from ._float_bernoulli import bernoulli
 
 __all__ = ["BallsAndBinsBatches", "BatchSampler", "CyclicBatches", "FixedSizeBatches", "PoissonBatches",
            "RandomAllocationBatches", "ShuffledBatches", "effective_rate", "poisson_guarantee", "poisson_sample",
            "sample_with_replacement", "sample_without_replacement"]
 
-_TWO53 = float(2 ** 53)
-
 
 # ------------------------------------------------------------------------------------------ record samplers
 def effective_rate(rate: Any) -> Any:
-    """The exact probability with which :func:`poisson_sample` keeps a record at nominal rate ``rate``.
-
-    ``u < p`` with ``u`` uniform on the grid {k·2⁻⁵³} holds with probability ⌈p·2⁵³⌉/2⁵³ ≥ p (equal for
-    p ≥ 1/2 and for multiples of 2⁻⁵³; larger by < 2⁻⁵³ otherwise).  Computed exactly in float64.
+    """The exact probability with which :func:`poisson_sample` keeps a record at nominal rate ``rate``: the
+    rate itself (validated), since the Bernoulli draws are exact (module docstring).  Kept as the one place
+    where the rate a guarantee is computed at is tied to the rate drawn.
 
     Parameters
     ----------
@@ -61,12 +59,12 @@ def effective_rate(rate: Any) -> Any:
     Examples
     --------
     >>> from bounds.procedures import effective_rate
-    >>> effective_rate(0.5), effective_rate(0.01) - 0.01 < 2.0 ** -53
-    (0.5, True)
+    >>> effective_rate(0.5), effective_rate(0.01)
+    (0.5, 0.01)
     """
     p = probability("effective_rate", "rate", rate)
-    out = np.ceil(np.asarray(p, dtype=np.float64) * _TWO53) / _TWO53
-    return float(out) if out.ndim == 0 else out
+    out = np.asarray(p, dtype=np.float64)
+    return float(out) if out.ndim == 0 else out.copy()
 
 
 def _rates(function: str, n_or_data: Any, rate: Any) -> tuple[int, Any]:
@@ -87,8 +85,8 @@ def poisson_sample(n_or_data: Any, rate: Any, *, rng: Any = None) -> np.ndarray:
     The sampler of T1 (*source*: Li, Qardaji, Su 2012; Balle, Barthe, Gaboardi 2018 Thm 8; Steinke 2022):
     independent Bernoulli draws, one per record — not a fixed-size batch.  If M is (ε, δ)-DP, M on the sample
     is (ln(1 + p(e^ε − 1)), pδ)-DP under add/remove neighbours with p the **largest** rate
-    (:func:`poisson_guarantee`).  Keep probabilities are exact up to the 2⁻⁵³ grid (:func:`effective_rate`).
-    O(n) time and memory; ≥ 10⁸ records/s (``benchmarks/bench_procedures.py``).
+    (:func:`poisson_guarantee`).  Keep probabilities are exactly the rates (module docstring).  O(n) time
+    and memory (``benchmarks/bench_procedures.py``: records per second).
 
     Parameters
     ----------
@@ -122,14 +120,14 @@ def poisson_sample(n_or_data: Any, rate: Any, *, rng: Any = None) -> np.ndarray:
     """
     n, p = _rates("poisson_sample", n_or_data, rate)
     g = generator("poisson_sample", rng)
-    return g.random(n) < p
+    return bernoulli(p, n, g)
 
 
 def poisson_guarantee(epsilon: Any, delta: Any, rate: Any) -> Any:
     """The guarantee of a mechanism run on :func:`poisson_sample`'s sample (SPEC T1, add/remove).
 
-    T1 at p = the largest :func:`effective_rate` of ``rate`` (per-record rates: a record's membership is
-    Bernoulli(p_x), and the worst record is the one with the largest rate; SPEC T1, *source*).
+    T1 at p = the largest rate (per-record rates: a record's membership is Bernoulli(p_x), and the worst
+    record is the one with the largest rate; SPEC T1, *source*).
 
     Parameters
     ----------
@@ -334,7 +332,7 @@ class PoissonBatches(BatchSampler):
         """Yield ``steps_per_epoch`` sorted index arrays, each an independent Poisson sample."""
         g = generator("PoissonBatches.epoch", rng)
         for _ in range(self.steps_per_epoch):
-            yield np.flatnonzero(g.random(self.dataset_size) < self.rate)
+            yield np.flatnonzero(bernoulli(self.rate, self.dataset_size, g))
 
     def step_mechanism(self, mechanism: Any) -> Any:
         """``bounds.poisson_sampled(mechanism, effective_rate(rate))``: one step (SPEC T11)."""

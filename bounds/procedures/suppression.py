@@ -23,9 +23,10 @@ Deterministic suppressors (for teaching and tests; SPEC T12, Thm 5.1): :func:`su
 set A, Δ = 1), :func:`suppress_threshold` and :func:`suppress_top_percent` (Δ = ∞ by Prop. B.2: no DP
 guarantee survives, and their ``certificate`` says so).
 
-Numerics: scores are float64 with an absolute error stated per metric (below 2⁻⁴⁸ for the built-in metrics
-on data of any size up to 2⁴⁰ records); deletion draws ``u < out`` with ``u`` on the 2⁻⁵³ grid
-(``rng.random()``), so the realised deletion probability is ⌈out·2⁵³⌉/2⁵³, within 2⁻⁵³ of the score.
+Numerics: scores are float64 with an absolute error stated per metric (≤ 2⁻⁴⁹ for ``AbsoluteDifference``,
+≤ 2⁻⁵¹ for ``Discrete``, < 2⁻⁴⁴ for ``Euclidean`` up to 6 dimensions); each record is then deleted with
+probability exactly its float score (exact Bernoulli draws, ``_float_bernoulli``), so the procedure run is
+T14's for scores within those errors of out_D(x).
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ import numpy as np
 
 from .._core import ParameterTypeError, _fmt, _short_repr, real
 from ._checks import generator, probability
+from ._float_bernoulli import bernoulli
 
 __all__ = ["AbsoluteDifference", "DeterministicSuppression", "Discrete", "Euclidean", "Metric", "Suppression",
            "outlier_scores", "suppress_outliers", "suppress_predicate", "suppress_threshold",
@@ -511,7 +513,7 @@ def suppress_outliers(data: Any, metric: Metric, m: Any, M: Any, *, rng: Any = N
     """
     prepared, scores, lo, hi = _scores("suppress_outliers", data, metric, m, M)
     g = generator("suppress_outliers", rng)
-    keep = ~(g.random(scores.shape[0]) < scores)
+    keep = ~bernoulli(scores, scores.shape[0], g)
     return Suppression(keep=keep, scores=scores, data=np.asarray(data), m=lo, M=hi)
 
 

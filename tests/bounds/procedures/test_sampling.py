@@ -61,7 +61,7 @@ def test_poisson_joint_keep_patterns_per_record_rates():
     trials = 100_000
     mask = poisson_sample(4 * trials, np.tile(rates, trials), rng=np.random.default_rng(1)).reshape(trials, 4)
     obs = counts_of(map(tuple, mask.tolist()))
-    exact = [Fraction(effective_rate(r)) for r in rates]
+    exact = [Fraction(r) for r in rates]
     expected = {pattern: math.prod(p if k else 1 - p for p, k in zip(exact, pattern))
                 for pattern in itertools.product([False, True], repeat=4)}
     assert g_test(obs, expected, trials) > ALPHA
@@ -71,7 +71,7 @@ def test_poisson_uniform_rate_sizes_are_binomial():
     n, p, trials = 6, 0.3, 50_000
     g = np.random.default_rng(2)
     sizes = [int(poisson_sample(n, p, rng=g).sum()) for _ in range(trials)]
-    q = Fraction(effective_rate(p))
+    q = Fraction(p)
     expected = {k: math.comb(n, k) * q ** k * (1 - q) ** (n - k) for k in range(n + 1)}
     assert g_test(counts_of(sizes), expected, trials) > ALPHA
 
@@ -100,27 +100,70 @@ def test_poisson_reproducible_by_seed():
     assert np.array_equal(a, b) and np.array_equal(a, c)
 
 
-def test_effective_rate_is_the_exact_keep_probability():
-    # premise: rng.random() returns multiples of 2^-53 (so P[u < p] = ⌈p·2^53⌉/2^53, computed in Fractions)
-    u = np.random.default_rng(4).random(100_000)
-    assert np.array_equal(u * 2.0 ** 53, np.floor(u * 2.0 ** 53))
-    for p in [0.0, 1.0, 0.5, 0.75, 0.1, 1e-3, 1 / 3, 2.0 ** -60, 5e-324, 0.49999999999999994]:
-        exact = Fraction(math.ceil(Fraction(p) * 2 ** 53), 2 ** 53)
-        assert Fraction(effective_rate(p)) == exact
-        assert exact >= Fraction(p) and exact - Fraction(p) < Fraction(1, 2 ** 53)
-    assert effective_rate(0.1) > 0.1  # 0.1 is not on the grid: the sampler keeps slightly more often
-    assert np.array_equal(effective_rate(np.array([0.5, 0.25])), [0.5, 0.25])
+class _Words:
+    """A stand-in generator whose ``integers`` returns prescribed 64-bit words (U's binary expansion)."""
+
+    def __init__(self, *blocks):
+        self.blocks = [np.array(b, dtype=np.uint64) for b in blocks]
+
+    def integers(self, lo, hi, size, dtype):
+        assert (lo, hi, dtype) == (0, 2 ** 64, np.uint64)
+        block = self.blocks.pop(0)
+        assert block.shape == (size,)
+        return block
+
+
+def _expansion_words(p: Fraction, count: int) -> list[int]:
+    out = []
+    for _ in range(count):
+        p *= 2 ** 64
+        out.append(int(p))
+        p -= int(p)
+    return out
+
+
+def test_exact_bernoulli_decides_by_the_first_differing_word():
+    # U < p is decided word by word against p's exact binary expansion (Fractions); a tie goes to the next
+    # word; a tie on p's last word means U ≥ p
+    from bounds.procedures._float_bernoulli import bernoulli
+    p = 0.1  # a single word: 0.1·2^64 is an integer
+    [w0, w1] = _expansion_words(Fraction(p), 2)
+    assert w1 == 0
+    for draw in (lambda rng: bernoulli(p, 3, rng), lambda rng: bernoulli(np.full(3, p), 3, rng)):
+        assert draw(_Words([w0 - 1, w0, w0 + 1])).tolist() == [True, False, False]
+    p = (1 + 2.0 ** -52) * 2.0 ** -20  # two words: bits down to 2^-72
+    [w0, w1, w2] = _expansion_words(Fraction(p), 3)
+    assert w1 > 0 and w2 == 0
+    for draw in (lambda rng: bernoulli(p, 5, rng), lambda rng: bernoulli(np.full(5, p), 5, rng)):
+        got = draw(_Words([w0 - 1, w0 + 1, w0, w0, w0], [w1 - 1, w1, w1 + 1]))
+        assert got.tolist() == [True, False, True, False, False]
+
+
+def test_exact_bernoulli_tiny_rate_by_words():
+    # p = 2^-70: word 0 is 0, word 1 is 2^58: only U with first word 0 and second word < 2^58 succeeds
+    from bounds.procedures._float_bernoulli import bernoulli
+    p = 2.0 ** -70
+    assert _expansion_words(Fraction(p), 2) == [0, 2 ** 58]
+    rng = _Words([0, 0, 1], [2 ** 58 - 1, 2 ** 58])
+    assert bernoulli(p, 3, rng).tolist() == [True, False, False]
+    rng = _Words([0, 0, 1], [2 ** 58 - 1, 2 ** 58])
+    assert bernoulli(np.full(3, p), 3, rng).tolist() == [True, False, False]
+
+
+def test_effective_rate_is_the_rate():
+    for p in [0.0, 1.0, 0.5, 0.1, 1 / 3, 5e-324]:
+        assert effective_rate(p) == p
+    assert np.array_equal(effective_rate(np.array([0.5, 0.1])), [0.5, 0.1])
 
 
 def test_poisson_guarantee_uses_the_largest_rate():
     rates = np.array([0.001, 0.2, 0.05])
     g = poisson_guarantee(1.0, 1e-6, rates)
-    assert g == bounds.poisson_subsampling(1.0, 1e-6, effective_rate(0.2))
+    assert g == bounds.poisson_subsampling(1.0, 1e-6, 0.2)
     assert g.epsilon > bounds.poisson_subsampling(1.0, 1e-6, 0.05).epsilon
     # reference from the definition at p = max rate (mpmath, 50 digits): ln(1 + p(e − 1)) ≤ returned ε
     with mp.workdps(50):
-        ref = mp.log(1 + mpf(Fraction(effective_rate(0.2)).numerator) / Fraction(effective_rate(0.2)).denominator
-                     * (mp.e - 1))
+        ref = mp.log(1 + mpf(Fraction(0.2).numerator) / Fraction(0.2).denominator * (mp.e - 1))
     assert mpf(g.epsilon) >= ref
     assert poisson_guarantee(1.0, 1e-6, 0.5) == bounds.poisson_subsampling(1.0, 1e-6, 0.5)
 
