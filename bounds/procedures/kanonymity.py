@@ -328,7 +328,13 @@ def _sort_key(cls: tuple) -> tuple:
 
 @dataclass(frozen=True)
 class SafeKReport:
-    """What a release did.
+    """What a release did — for the data holder, **not all of it publishable**.
+
+    The (ε, δ) guarantee covers the released multiset only.  ``released``, ``classes``,
+    ``average_class_size`` and ``discernibility`` are functions of it (post-processing, publishable with it);
+    ``generalisation_loss``, ``levels`` and ``heights`` are fixed by the scheme (public).  ``n``, ``sampled``,
+    ``suppressed`` and ``discernibility_penalised`` read the input table or the sample and are **not** covered:
+    publishing them leaks (e.g. ``sampled`` is Bin(n, β) and reveals n).
 
     Attributes
     ----------
@@ -378,7 +384,8 @@ class SafeKRelease:
 
     ``rows`` lists the released generalised tuples grouped by class in a canonical order (sorted by the
     text of the values), so the order carries no information beyond the multiset; ``counts`` maps each
-    released class to its size.
+    released class to its size.  The guarantee covers ``rows``/``counts``; see :class:`SafeKReport` for which
+    report fields may be published with them.
     """
 
     rows: tuple
@@ -406,8 +413,7 @@ def _guarantee(function: str, k: int, beta: float, epsilon: Any) -> Guarantee:
     try:
         delta = safe_k_anonymization_delta(k, beta, epsilon)
     except ValueError as error:
-        raise ValueError(f"{function}: {error} (the guarantee exists for ε ≥ −ln(1 − β) = "
-                         f"{-math.log1p(-beta)!r})") from None
+        raise ValueError(f"{function}: {error}") from None
     return Guarantee(float(epsilon) if np.ndim(epsilon) == 0 else np.asarray(epsilon, dtype=np.float64), delta)
 
 
@@ -605,11 +611,13 @@ def safe_k_anonymize(table: Any, hierarchies: Any, levels: Any, *, k: Any, beta:
     >>> from bounds.procedures import interval_hierarchy, safe_k_anonymize
     >>> rows = [(39, "M"), (50, "M"), (38, "M"), (53, "M"), (28, "F"), (37, "F"), (49, "F"), (52, "M")]
     >>> hierarchies = [interval_hierarchy(range(0, 126), [5, 10, 20]), {"M": ("*",), "F": ("*",)}]
-    >>> release = safe_k_anonymize(rows, hierarchies, [2, 0], k=2, beta=0.5, rng=1)
-    >>> all(c >= 2 for c in release.counts.values()), release.report.sampled >= release.report.released
-    (True, True)
-    >>> g = release.guarantee(1.0)
+    >>> release = safe_k_anonymize(rows, hierarchies, [2, 0], k=2, beta=0.75, rng=0)
+    >>> dict(release.counts)
+    {('[30, 40)', 'M'): 2, ('[50, 60)', 'M'): 3}
+    >>> release.report.sampled, release.report.suppressed    # for the data holder: not covered by the guarantee
+    (6, 1)
+    >>> g = release.guarantee(2.0)                  # defined for ε ≥ −ln(1 − 0.75) ≈ 1.386
     >>> g.epsilon, 0 < g.delta < 1
-    (1.0, True)
+    (2.0, True)
     """
     return SafeKAnonymizer(hierarchies, levels, k=k, beta=beta).anonymize(table, rng=rng)
