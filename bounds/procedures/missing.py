@@ -158,6 +158,10 @@ class MaskGenerator:
     def sample(self, n: int, rng: Any = None, *, data: Any = None) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
+    def supports(self, mask: np.ndarray, data: Any = None) -> np.ndarray:  # pragma: no cover - abstract
+        """Per row: does the mask have positive probability under this mechanism (given the row's values)?"""
+        raise NotImplementedError
+
     def _n(self, n: Any) -> int:
         return _count(f"{type(self).__name__}.sample", "n", n, low=0, high=_MAX_ENTRIES // self.features)
 
@@ -187,6 +191,12 @@ class MCAR(MaskGenerator):
         for r, m in zip(self.rates, _mask(self, mask)):
             out *= r if m else 1 - r
         return out
+
+    def supports(self, mask: np.ndarray, data: Any = None) -> np.ndarray:
+        """No feature with π_j = 0 missing, none with π_j = 1 observed."""
+        never = np.array([r == 0 for r in self.rates])
+        always = np.array([r == 1 for r in self.rates])
+        return ~(mask & never).any(axis=1) & ~(~mask & always).any(axis=1)
 
     def sample(self, n: int, rng: Any = None, *, data: Any = None) -> np.ndarray:
         """An (n, d) boolean mask, True = missing, exactly Bernoulli(π_j) per entry."""
@@ -220,6 +230,10 @@ class ObserveExactly(MaskGenerator):
         """1/C(d, r) for a mask with exactly r observed features, 0 otherwise."""
         m = _mask(self, mask)
         return Fraction(1, math.comb(self.features, self.observed)) if m.count(False) == self.observed else Fraction(0)
+
+    def supports(self, mask: np.ndarray, data: Any = None) -> np.ndarray:
+        """Exactly r observed features."""
+        return (~mask).sum(axis=1) == self.observed
 
     def sample(self, n: int, rng: Any = None, *, data: Any = None) -> np.ndarray:
         """An (n, d) mask with exactly r False per row, the observed set uniform (``Generator.permuted``:
@@ -279,6 +293,18 @@ class MARThreshold(MaskGenerator):
             if j != self.driver:
                 out *= rate if missing else 1 - rate
         return out
+
+    def supports(self, mask: np.ndarray, data: Any = None) -> np.ndarray:
+        """All missing only if dropout > 0; otherwise the driver observed and the others allowed by its rate."""
+        if data is None:
+            raise ValueError("MARThreshold.supports: data is required (the driver's values set the rates)")
+        driver = np.asarray(data, dtype=np.float64)[:, self.driver]
+        rates = [self.rate_below if v < self.threshold else self.rate_above for v in driver.tolist()]
+        others = np.delete(mask, self.driver, axis=1)
+        ok = np.array([not (r == 0 and row.any()) and not (r == 1 and (~row).any()) for r, row in zip(rates, others)],
+                      dtype=bool).reshape(-1)
+        full = mask.all(axis=1)
+        return np.where(full, self.dropout > 0, ~mask[:, self.driver] & ok & (self.dropout < 1))
 
     def sample(self, n: int, rng: Any = None, *, data: Any = None) -> np.ndarray:
         """An (n, d) mask for the n records of ``data`` (required: the driver column decides the rates)."""
@@ -530,6 +556,12 @@ def _release(function: str, answer_of, data: Any, gen: MaskGenerator, query: FWL
         m = np.asarray(mask)
         if m.dtype != bool or m.shape != (n, columns):
             raise ValueError(f"{function}: mask must be 'nan', None or a boolean array of shape ({n}, {columns})")
+    if mask is not None:
+        bad = ~gen.supports(m, values)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{function}: the missing pattern of record {i} has probability 0 under the declared "
+                             f"{type(gen).__name__}; its p* and ρ do not describe these data")
     answer = answer_of(values, m)
     draw = rng.laplace(0.0, scale, size=answer.shape) if noise == "laplace" else rng.normal(0.0, scale, answer.shape)
     return MissingDataRelease(answer + draw, query, noise, scale, guarantee, complete, p_star, gen.rho)
@@ -580,7 +612,8 @@ def missing_sum(data: Any, generator: MaskGenerator, *, bound: Any, epsilon: Any
         δ ∈ (0, 1) of the Gaussian calibration.
     mask : None, "nan" or boolean array
         None: drawn from ``generator`` (the procedure T18 assumes); "nan" or an array: the missing values as
-        they are, **assumed** drawn by ``generator`` independently per record.
+        they are, **assumed** drawn by ``generator`` independently per record (each record's pattern is
+        checked to have positive probability under it; independence cannot be checked).
     noise : {"laplace", "gaussian"}
     rng : numpy.random.Generator, int or None
 

@@ -206,7 +206,7 @@ def test_release_is_query_plus_calibrated_noise(noise):
     data = rng.integers(-3, 4, size=(n, d)).astype(float)
     mask = rng.random((n, d)) < 0.3
     exact = np.where(mask, 0.0, data).sum(axis=0)  # NA + 0 = 0, by hand
-    gen = observe_exactly(2, d)  # any generator: the mask is given
+    gen = mcar(0.3, d)  # the declared mechanism: every pattern has positive probability
     residuals = []
     for seed in range(20):
         kw = dict(delta=1e-5) if noise == "gaussian" else {}
@@ -254,7 +254,7 @@ def test_release_guarantees_feed_the_bounds():
 def test_release_values_without_noise_scale():
     """The query part, isolated with a huge ε (scale ≈ 0): clipped mean, histogram, MAR with data."""
     data = np.array([[5.0, -5.0, 0.5], [np.nan, 2.0, -0.25]])
-    out = missing_clipped_mean(data, observe_exactly(2, 3), clip=1, epsilon=1e300, mask="nan", rng=0)
+    out = missing_clipped_mean(data, mcar(Fraction(1, 2), 3), clip=1, epsilon=1e300, mask="nan", rng=0)
     assert np.allclose(out.value, [(1.0 + 0) / 2, (-1.0 + 1.0) / 2, (0.5 - 0.25) / 2], atol=1e-12)
     out = missing_histogram(np.array([0, 2, 2, 1]), mcar(0, 3), cells=3, epsilon=1e300, rng=0)
     assert np.allclose(out.value, [1, 1, 2], atol=1e-12)
@@ -376,3 +376,25 @@ def test_other_refusals():
         with pytest.raises(ValueError, match="data"):
             missing_mean(bad, gen, bound=1, epsilon=1.0)
     assert isinstance(mar_threshold(2, threshold=0, rate_below=0.5, rate_above=0.5), MARThreshold)
+
+
+def test_given_masks_must_be_possible_under_the_declared_mechanism():
+    """A mask with probability 0 under the declared generator means its p* and ρ describe other data."""
+    data = np.array([[1.0, np.nan, 0.5], [0.0, 0.25, 0.5]])
+    with pytest.raises(ValueError, match="record 1 has probability 0"):
+        missing_sum(data, observe_exactly(2, 3), bound=1, epsilon=1.0, mask="nan")  # record 1: 3 observed
+    with pytest.raises(ValueError, match="record 0 has probability 0"):
+        missing_sum(data, mcar([0, 0, Fraction(1, 2)], 3), bound=1, epsilon=1.0, mask="nan")  # π_1 = 0, masked
+    missing_sum(data, mcar([0, Fraction(1, 2), 0], 3), bound=1, epsilon=1.0, mask="nan", rng=0)
+    g = mar_threshold(3, driver=0, threshold=0.5, rate_below=1, rate_above=Fraction(1, 2))
+    # record 0: driver 1.0 ≥ 0.5, rate 1/2 — fine; record 1: driver 0.0 < 0.5, rate 1 — its observed features are not
+    with pytest.raises(ValueError, match="record 1"):
+        missing_sum(data, g, bound=1, epsilon=1.0, mask="nan")
+    full = np.array([[True, True, True], [False, True, True]])
+    with pytest.raises(ValueError, match="record 0"):  # all missing, but dropout = 0
+        missing_sum(np.zeros((2, 3)), g, bound=1, epsilon=1.0, mask=full)
+    g = mar_threshold(3, driver=0, threshold=0.5, rate_below=1, rate_above=Fraction(1, 2), dropout=Fraction(1, 3))
+    missing_sum(np.zeros((2, 3)), g, bound=1, epsilon=1.0, mask=full, rng=0)
+    for gen, data_ in ((mcar(Fraction(1, 3), 3), None), (observe_exactly(1, 3), None), (g, np.zeros((50, 3)))):
+        sample = gen.sample(50, 0, data=data_)
+        assert gen.supports(sample, data_).all()
