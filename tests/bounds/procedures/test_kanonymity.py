@@ -351,3 +351,28 @@ def test_bad_hierarchies_and_tables():
         safe_k_anonymize(ROWS, {"age": HIER[0]}, {"age": 1}, k=1, beta=0.5)
     empty = safe_k_anonymize([], HIER, [1, 0], k=1, beta=0.5)
     assert empty.rows == () and empty.report.n == 0 and empty.report.average_class_size == 0.0
+
+
+def test_auditor_against_d_on_a_tiny_table():
+    """The Clopper–Pearson auditor (bounds.audit, issue 22) on the release: a class of k − 1 tuples vs k tuples,
+    event "the class is released" (probability 0 vs β^k).  At the claimed δ = d(k, β, ε) it must not refute;
+    at δ = d/2 it must (the test has power, and d is tight here: the exact δ is β^k = d)."""
+    audit = pytest.importorskip("bounds.audit")
+    if not hasattr(audit, "epsilon_lower_bound"):
+        pytest.skip("bounds.audit.epsilon_lower_bound not available yet")
+    k, beta, epsilon = 3, 0.5, 1.0
+    groups, calls = 2000, 10
+    hierarchy = [{g: (f"c{g}",) for g in range(groups)}]
+    events = []
+    for size in (k - 1, k):  # D₀: k − 1 tuples per class, D₁: k (one tuple added): independent copies
+        rows = [(g,) for g in range(groups) for _ in range(size)]
+        hits = 0
+        for seed in range(calls):
+            release = safe_k_anonymize(rows, hierarchy, [1], k=k, beta=beta, rng=np.random.default_rng([size, seed]))
+            hits += len(release.counts)
+        events.append(hits)
+    trials = groups * calls
+    assert events[0] == 0
+    d = bounds.safe_k_anonymization_delta(k, beta, epsilon)
+    assert audit.epsilon_lower_bound(events[1], trials, events[0], trials, delta=d, confidence=0.999) <= epsilon
+    assert audit.epsilon_lower_bound(events[1], trials, events[0], trials, delta=d / 2, confidence=0.999) > epsilon
