@@ -50,12 +50,3 @@ def bernoulli(n: int, p: Fraction, rng: np.random.Generator) -> np.ndarray:
         undecided = undecided[u == w]
     return out
 
-
-def bernoulli_rows(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One exact draw per entry of an object array of Fractions (entries with the same p drawn together)."""
-    out = np.zeros(p.shape, dtype=bool)
-    flat_p, flat_out = p.ravel(), out.ravel()
-    for value in set(flat_p.tolist()):
-        where = np.flatnonzero(flat_p == value)
-        flat_out[where] = bernoulli(where.size, value, rng)
-    return flat_out.reshape(p.shape)

@@ -39,7 +39,7 @@ import numpy as np
 from .._core import Guarantee
 from ..missing import (FWLQuery, UniformConstants, float_up, fwl_clipped_mean, fwl_histogram, fwl_mean,
                        missing_data_gaussian, missing_data_laplace)
-from ._bernoulli import bernoulli, bernoulli_rows, generator
+from ._bernoulli import bernoulli, generator
 
 __all__ = ["MaskGenerator", "MCAR", "ObserveExactly", "MARThreshold", "MissingDataRelease", "mcar",
            "observe_exactly", "mar_threshold", "na_fill", "missing_sum", "missing_mean", "missing_clipped_mean",
@@ -318,9 +318,12 @@ class MARThreshold(MaskGenerator):
         driver = values[:, self.driver]
         if np.isnan(driver).any():
             raise ValueError("MARThreshold.sample: the driver feature has NaN; it must be always observed")
-        rates = np.where(driver < self.threshold, self.rate_below, self.rate_above).astype(object)
-        out = bernoulli_rows(np.repeat(rates[:, None], self.features, axis=1), rng)
-        out[:, self.driver] = False
+        below = driver < self.threshold
+        out = np.zeros((n, self.features), dtype=bool)
+        others = [j for j in range(self.features) if j != self.driver]
+        for rows, rate in ((np.flatnonzero(below), self.rate_below), (np.flatnonzero(~below), self.rate_above)):
+            draws = bernoulli(rows.size * len(others), rate, rng).reshape(rows.size, len(others))
+            out[np.ix_(rows, others)] = draws
         out[bernoulli(n, self.dropout, rng)] = True  # whole-record dropout, independent of the values
         return out
 
