@@ -526,16 +526,16 @@ class SafeKAnonymizer:
         """``Guarantee(ε, d(k, β, ε))`` (SPEC T15) for ε ≥ −ln(1 − β); see :meth:`SafeKRelease.guarantee`."""
         return _guarantee("SafeKAnonymizer.guarantee", self.k, self.beta, epsilon)
 
-    def generalise(self, table: Any) -> list[tuple]:
-        """g(t) for every row of ``table`` (no sampling, no suppression)."""
+    def generalise(self, rows: Any) -> list[tuple]:
+        """g(t) for every row of the table ``rows`` (no sampling, no suppression)."""
         named = any(isinstance(key, str) for key in self.keys)
-        rows = _table(table, list(self.keys), named, self.positional)
+        rows = _table(rows, list(self.keys), named, self.positional)
         return [tuple(h.generalise(v, lv) for h, v, lv in zip(self.hierarchies, row, self.levels)) for row in rows]
 
-    def anonymize(self, table: Any, *, rng: Any = None) -> SafeKRelease:
+    def anonymize(self, rows: Any, *, rng: Any = None) -> SafeKRelease:
         """Sample, generalise, suppress, release (see :func:`safe_k_anonymize`)."""
         rng = generator("safe_k_anonymize", rng)
-        generalised = self.generalise(table)  # every row checked against the hierarchies (errors only)
+        generalised = self.generalise(rows)  # every row checked against the hierarchies (errors only)
         n = len(generalised)
         keep = bernoulli(n, Fraction(self.beta), rng)
         counts = Counter(g for g, kept in zip(generalised, keep) if kept)
@@ -556,7 +556,7 @@ class SafeKAnonymizer:
                             self.beta, self.keys)
 
 
-def safe_k_anonymize(table: Any, hierarchies: Any, levels: Any, *, k: Any, beta: Any, rng: Any = None) -> SafeKRelease:
+def safe_k_anonymize(rows: Any, hierarchies: Any, levels: Any, *, k: Any, beta: Any, rng: Any = None) -> SafeKRelease:
     r"""β-sampling then strongly-safe k-anonymization (SPEC T15; Li, Qardaji, Su, arXiv:1101.2604, Thm 5).
 
     Keeps each tuple independently with probability exactly β, replaces each kept tuple t by g(t) (one
@@ -573,9 +573,10 @@ def safe_k_anonymize(table: Any, hierarchies: Any, levels: Any, *, k: Any, beta:
 
     Parameters
     ----------
-    table : sequence of rows, numpy array or path
-        A sequence of rows (sequences, or mappings keyed by attribute name), a 2-D or structured numpy array,
-        or the path of a CSV file with a header (``,``, ``;`` or tab separated; values read as text).
+    rows : sequence of rows, numpy array or path
+        The table: a sequence of rows (sequences, or mappings keyed by attribute name), a 2-D or structured
+        numpy array, or the path of a CSV file with a header (``,``, ``;`` or tab separated; values read as
+        text).
     hierarchies : sequence or mapping
         One hierarchy per released attribute, as plain data: a mapping value → (level 1, …, top), ARX rows
         (value, level 1, …, "*"), or an ARX CSV path.  A sequence matches the columns in order; a mapping is
@@ -620,4 +621,4 @@ def safe_k_anonymize(table: Any, hierarchies: Any, levels: Any, *, k: Any, beta:
     >>> g.epsilon, 0 < g.delta < 1
     (2.0, True)
     """
-    return SafeKAnonymizer(hierarchies, levels, k=k, beta=beta).anonymize(table, rng=rng)
+    return SafeKAnonymizer(hierarchies, levels, k=k, beta=beta).anonymize(rows, rng=rng)
