@@ -257,9 +257,9 @@ class BatchSampler:
         """Yield one sorted int64 index array per step of one epoch."""
         raise NotImplementedError
 
-    def epochs(self, count_: int, rng: Any = None) -> Iterator[np.ndarray]:
-        """Yield the steps of ``count_`` consecutive epochs (fresh randomness each epoch)."""
-        k = count(f"{type(self).__name__}.epochs", "count", count_)
+    def epochs(self, number: int, rng: Any = None) -> Iterator[np.ndarray]:
+        """Yield the steps of ``number`` consecutive epochs (fresh randomness each epoch)."""
+        k = count(f"{type(self).__name__}.epochs", "number", number)
         g = generator(f"{type(self).__name__}.epochs", rng)
         for _ in range(k):
             yield from self.epoch(g)

@@ -240,7 +240,9 @@ def _absolute_row_sums(w: np.ndarray) -> np.ndarray:
 
 class Discrete(Metric):
     """The discrete metric d(x, y) = 𝟙[x ≠ y] (the paper's metric for the mode); records may be numbers,
-    strings or rows (compared whole).  out_D(x) = m + (M − m)(n − count_D(x))/n, by value counts.
+    strings or rows (compared whole).  out_D(x) = m + (M − m)(n − count_D(x))/n, by value counts: O(n) with
+    ``bincount`` for integers spanning fewer than 4n values, otherwise by sorting (``np.unique``), O(n log n).
+    Score error ≤ 4u = 2⁻⁵¹ (three roundings after the exact integer count).
 
     Examples
     --------

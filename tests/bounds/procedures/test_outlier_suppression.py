@@ -75,6 +75,9 @@ def test_absolute_difference_scores_against_exact_sums(seed):
         x = g.uniform(lo, hi, n)
     elif kind == 1:
         x = g.integers(0, 20, n).astype(float)  # many duplicates
+    elif seed == 5:
+        lo, hi = 1e12, 1e12 + 7.0  # a range far from 0: x − lo must not lose the differences
+        x = g.uniform(lo, hi, n)
     else:
         x = np.concatenate([g.uniform(lo, hi, n // 2 + 1), [lo, hi, 0.1, 0.1]])
     m, M = float(g.uniform(0, 0.5)), float(g.uniform(0.5, 0.99))
@@ -185,8 +188,27 @@ def test_joint_keep_patterns_are_independent_with_out_probabilities(values, m, M
     assert g_test(obs, expected, trials) > ALPHA
 
 
-def test_recomputed_or_self_excluding_scores_would_fail_the_same_test():
-    # the check can fail: the distribution of a suppressor that leaves the record out of its own score
+def _recomputed_distribution(values, m, M) -> dict:
+    """Exact keep-pattern distribution of the planted bug 'scores recomputed after each deletion' (records
+    visited in order, each deleted with its score in the records still present)."""
+    d = absolute(0, 1)
+    dist: dict = {}
+
+    def walk(i, present, keep, prob):
+        if i == len(values):
+            dist[tuple(keep)] = dist.get(tuple(keep), 0) + prob
+            return
+        rest = [values[j] for j in present]
+        out = exact_scores(rest, d, m, M)[present.index(i)]
+        walk(i + 1, [j for j in present if j != i], keep + [False], prob * out)
+        walk(i + 1, present, keep + [True], prob * (1 - out))
+
+    walk(0, list(range(len(values))), [], Fraction(1))
+    return dist
+
+
+def test_self_excluding_or_recomputed_scores_fail_the_same_test():
+    # the check can fail: the exact distributions of two planted bugs are rejected on the same observations
     values, m, M, trials = [0.0, 0.0, 1.0], 0.1, 0.8, 20_000
     obs = _joint(values, AbsoluteDifference(0, 1), m, M, trials, seed=12)
     n = len(values)
@@ -195,6 +217,9 @@ def test_recomputed_or_self_excluding_scores_would_fail_the_same_test():
     expected = {p: math.prod((1 - o) if k else o for o, k in zip(wrong, p))
                 for p in itertools.product([False, True], repeat=n)}
     assert g_test(obs, expected, trials) < 1e-30
+    recomputed = _recomputed_distribution(values, m, M)
+    assert sum(recomputed.values()) == 1
+    assert g_test(obs, recomputed, trials) < 1e-10
 
 
 def test_m_equal_M_is_poisson_at_keep_rate_one_minus_m():
