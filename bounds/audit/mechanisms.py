@@ -1,0 +1,157 @@
+"""The ε-DP mechanisms an audit runs after the procedure: a noisy weighted count with discrete Laplace noise
+and randomized response on a membership bit.  Each one has a vectorised sampler (for Monte Carlo audits) and an
+exact output distribution (for exact audits), both under add/remove and substitution neighbours.
+
+Both read the kept data only through the integer statistic S = Σ_{kept x} w(x), with weights w(x) ∈ {−1, 0, 1}
+fixed in advance (a function of the record's value, never of the data set): adding or removing one record
+changes S by at most 1 and substituting one by at most 2 (so the audit uses weights in {0, 1} or {−1, 0} for
+substitution pairs when it needs sensitivity 1 there).  The mechanisms are then ε-DP by construction:
+
+- :class:`NoisyCount`: S + Z, Z two-sided geometric (discrete Laplace), P(Z = z) = (1 − α)/(1 + α)·α^|z|,
+  α = e^{−ε};
+- :class:`RandomizedResponse`: the bit b = 𝟙[S ≥ 1] (for 0/1 weights: "some kept record has the property"),
+  reported truthfully with probability e^ε/(1 + e^ε).
+
+Sampling uses only uniform doubles, integer comparisons and a table of probabilities built in mpmath (no
+libm on arrays), so a seed gives the same outputs on every CPU.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import mpmath
+import numpy as np
+
+from ._checks import real
+
+__all__ = ["NoisyCount", "RandomizedResponse", "weights_of"]
+
+_TABLE_TAIL = 2.0 ** -64   # the sampling table stops where the remaining |Z| mass is below this
+
+
+def weights_of(weights: Any, data: Any, function: str) -> np.ndarray:
+    """The integer weight of every record of ``data``: ``None`` → all 1; a callable → ``weights(data)``;
+    checked to be in {−1, 0, 1}."""
+    n = len(data)
+    w = np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights(data))
+    if w.shape != (n,):
+        raise ValueError(f"{function}: weights(data) must return one weight per record (shape ({n},)), "
+                         f"got shape {w.shape}")
+    if w.dtype.kind not in "iub" and not (w.dtype.kind == "f" and np.all(w == np.round(w))):
+        raise ValueError(f"{function}: weights must be integers in {{-1, 0, 1}}, got dtype {w.dtype}")
+    w = w.astype(np.int64)
+    if np.any(np.abs(w) > 1):
+        raise ValueError(f"{function}: weights must be in {{-1, 0, 1}} (sensitivity 1), got {np.unique(w)}")
+    return w
+
+
+class _Mechanism:
+    epsilon: float
+    weights: Callable | None
+
+    def statistic(self, kept: np.ndarray, data: Any) -> np.ndarray:
+        """S for each row of ``kept`` (trials × n multiplicities or a boolean mask)."""
+        w = weights_of(self.weights, data, type(self).__name__)
+        return np.asarray(kept, dtype=np.int64) @ w
+
+
+class NoisyCount(_Mechanism):
+    r"""S + Z with S = Σ_{kept x} w(x) and two-sided geometric noise Z, P(Z = z) ∝ e^{−ε|z|}: ε-DP under
+    add/remove for weights in {−1, 0, 1} (the discrete Laplace mechanism, Ghosh–Roughgarden–Sundararajan 2009).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0 of the mechanism.
+    weights : callable, optional
+        ``weights(data)`` → one weight in {−1, 0, 1} per record (a function of each record's value, fixed before
+        the audit); default all 1 (the count of kept records).
+    """
+
+    def __init__(self, epsilon: float, weights: Callable | None = None) -> None:
+        self.epsilon = real("NoisyCount", "epsilon", epsilon, 0.0, 700.0, lo_open=True)
+        self.weights = weights
+        with mpmath.workdps(50):
+            self.alpha = mpmath.exp(-mpmath.mpf(self.epsilon))
+        self._table: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        return f"NoisyCount(epsilon={self.epsilon!r})"
+
+    def _magnitude_table(self) -> np.ndarray:
+        """Cumulative probabilities of |Z| = 0, 1, 2, … as doubles (P(|Z| = 0) = (1 − α)/(1 + α),
+        P(|Z| = j) = 2(1 − α)α^j/(1 + α)), until the remaining mass is below 2⁻⁶⁴."""
+        if self._table is None:
+            with mpmath.workdps(50):
+                a = self.alpha
+                cdf, total, j = [], mpmath.mpf(0), 0
+                while True:
+                    total += (1 - a) / (1 + a) * (a ** j) * (1 if j == 0 else 2)
+                    cdf.append(float(total))
+                    if 1 - total < _TABLE_TAIL:
+                        break
+                    j += 1
+            self._table = np.array(cdf)
+        return self._table
+
+    def sample(self, kept: np.ndarray, data: Any, rng: np.random.Generator) -> np.ndarray:
+        """One output per row of ``kept`` (int64)."""
+        s = self.statistic(kept, data)
+        table = self._magnitude_table()
+        u = rng.random(s.shape[0])
+        magnitude = np.minimum(np.searchsorted(table, u, side="right"), table.size - 1)
+        sign = rng.integers(0, 2, size=s.shape[0]) * 2 - 1
+        return s + sign * magnitude
+
+    def output_pmf(self, statistic_pmf: dict[int, Any]) -> tuple[int, int, list, Any, Any, Any]:
+        """Exact output distribution from the pmf of S: ``(lo, hi, mass, c, upper_sum, lower_sum)`` with
+        ``mass[o - lo]`` = P(o) for lo ≤ o ≤ hi (the support of S), and for o > hi
+        P(o) = c·α^o·upper_sum, for o < lo P(o) = c·α^{−o}·lower_sum (geometric tails, exact)."""
+        a = self.alpha
+        c = (1 - a) / (1 + a)
+        lo, hi = min(statistic_pmf), max(statistic_pmf)
+        mass = []
+        for o in range(lo, hi + 1):
+            mass.append(c * mpmath.fsum(p * a ** abs(o - s) for s, p in statistic_pmf.items()))
+        upper = mpmath.fsum(p * a ** (-s) for s, p in statistic_pmf.items())
+        lower = mpmath.fsum(p * a ** s for s, p in statistic_pmf.items())
+        return lo, hi, mass, c, upper, lower
+
+
+class RandomizedResponse(_Mechanism):
+    r"""Randomized response on the bit 𝟙[S ≥ 1], S = Σ_{kept x} w(x) (with 0/1 weights: "some kept record has
+    the property", e.g. "the differing record is in the sample"): the bit is reported truthfully with
+    probability e^ε/(1 + e^ε).  ε-DP for add/remove and for substitution (the bit changes by at most 1).
+    On the membership bit of the differing record it attains T1/T2 exactly (SYSTEMS §2, seed 003).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0.
+    weights : callable
+        ``weights(data)`` → 0/1 per record (e.g. ``lambda d: (d == y).astype(int)``).
+    """
+
+    def __init__(self, epsilon: float, weights: Callable | None = None) -> None:
+        self.epsilon = real("RandomizedResponse", "epsilon", epsilon, 0.0, 700.0, lo_open=True)
+        self.weights = weights
+        with mpmath.workdps(50):
+            self.flip = 1 / (1 + mpmath.exp(mpmath.mpf(self.epsilon)))
+
+    def __repr__(self) -> str:
+        return f"RandomizedResponse(epsilon={self.epsilon!r})"
+
+    def sample(self, kept: np.ndarray, data: Any, rng: np.random.Generator) -> np.ndarray:
+        """One output bit per row of ``kept`` (int64 0/1)."""
+        bit = (self.statistic(kept, data) >= 1).astype(np.int64)
+        flips = rng.random(bit.shape[0]) < float(self.flip)
+        return bit ^ flips.astype(np.int64)
+
+    def output_pmf(self, statistic_pmf: dict[int, Any]) -> tuple[int, int, list, Any, Any, Any]:
+        """Exact distribution of the reported bit, in the same format as :meth:`NoisyCount.output_pmf`
+        (no tails: c = 0)."""
+        one = mpmath.fsum(p for s, p in statistic_pmf.items() if s >= 1)
+        zero = 1 - one
+        q = self.flip
+        return 0, 1, [zero * (1 - q) + one * q, one * (1 - q) + zero * q], mpmath.mpf(0), mpmath.mpf(0), \
+            mpmath.mpf(0)
