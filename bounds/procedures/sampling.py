@@ -442,6 +442,35 @@ class CyclicBatches(BatchSampler):
         for t in range(self.steps_per_epoch):
             yield np.sort(self.order[t * b:(t + 1) * b])
 
+    def accounting(self, mechanism: Any, epochs: int = 1, *, adjacency: str = "zero_out") -> list:
+        """``compose`` steps for ``epochs`` epochs of fixed batches: one application of the step mechanism per
+        epoch.
+
+        With fixed batches the differing record sits in exactly one step per epoch; every other step, given
+        the same past, has the same output distribution on both datasets, so by adaptive composition each
+        epoch costs one step.  ``"zero_out"`` (the record's gradient replaced by zero; Chua et al. 2024):
+        the step's sum moves by at most the clipping norm, the mechanism's own sensitivity →
+        ``[(mechanism, epochs)]``.  ``"replace_one"`` (substitution): it moves by up to twice that →
+        ``[(mechanism.group(2), epochs)]`` (θ → 2θ, Gaussian or Laplace).  Add/remove is refused: adding a
+        record shifts every later batch of a fixed order, which this argument does not cover.
+        """
+        e = count("CyclicBatches.accounting", "epochs", epochs, minimum=1)
+        import bounds
+
+        if not isinstance(mechanism, (bounds.Gaussian, bounds.Laplace, bounds.EpsDelta)):
+            raise ParameterTypeError(f"CyclicBatches.accounting: mechanism = {mechanism!r} must be Gaussian, Laplace "
+                                     "or EpsDelta (the per-step mechanism)")
+        if adjacency == "zero_out":
+            return [(mechanism, e)]
+        if adjacency == "replace_one":
+            if isinstance(mechanism, bounds.EpsDelta):
+                raise ValueError("CyclicBatches.accounting: replace_one doubles the step's sensitivity; give the "
+                                 "Gaussian or Laplace mechanism (white-box θ → 2θ), or EpsDelta of group privacy "
+                                 "(bounds.group_privacy(ε, δ, 2)) with adjacency='zero_out'")
+            return [(mechanism.group(2), e)]
+        raise ValueError(f"CyclicBatches.accounting: adjacency = {adjacency!r} must be 'zero_out' or 'replace_one' "
+                         "(under add/remove a fixed order shifts every later batch: not covered)")
+
 
 class RandomAllocationBatches(BatchSampler):
     """Random allocation: every record joins ``selected`` = k of the T steps of an epoch, a uniform k-subset

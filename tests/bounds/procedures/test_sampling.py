@@ -284,6 +284,22 @@ def test_cyclic_batches_fixed():
     assert CyclicBatches(7, 3, drop_remainder=True).steps_per_epoch == 2
 
 
+def test_cyclic_accounting():
+    g = bounds.Gaussian.from_noise_multiplier(2.0)
+    s = CyclicBatches(60, 6)
+    assert s.accounting(g, epochs=5) == [(g, 5)]
+    [(doubled, count)] = s.accounting(g, epochs=5, adjacency="replace_one")
+    assert count == 5 and doubled.theta >= 2 * g.theta and doubled.theta <= 2 * g.theta * (1 + 2 ** -51)
+    with pytest.raises(ValueError, match="add/remove"):
+        s.accounting(g, adjacency="add_remove")
+    with pytest.raises(ValueError, match="replace_one"):
+        s.accounting(bounds.EpsDelta(1.0, 1e-6), adjacency="replace_one")
+    with pytest.raises(ValueError, match="mechanism"):
+        s.accounting("gaussian")
+    with pytest.raises(ValueError, match="epochs"):
+        s.accounting(g, epochs=0)
+
+
 def test_sampler_parameters_as_data():
     assert ShuffledBatches(60, 6).crosscheck_keywords() == {"sampler": "shuffle", "steps_per_epoch": 10,
                                                            "batch_size": 6, "dataset_size": 60, "epochs": 1}
