@@ -289,8 +289,10 @@ class Euclidean(Metric):
 
     Scores: all pairs in a compiled loop (numba, cached), O(n²) time, O(n) memory; one-dimensional data use
     the O(n log n) route of :class:`AbsoluteDifference`.  A pair farther apart than ``diameter`` is refused
-    (the diameter is then not a bound on the domain).  Score error ≤ (1.5k + 140)u relative to the mean
-    distance (see ``_distance_kernels``), e.g. < 2⁻⁴⁵ for k = 6.
+    (the diameter is then not a bound on the domain).  Coordinates are shifted to start at 0 and divided by
+    the diameter first (two roundings each: ≤ 4u on each coordinate difference, ≤ 4√k·u on a distance), then
+    the kernel's sums are within (k + 135)u relative (see ``_distance_kernels``): each score is within
+    (k + 4√k + 140)u < 2⁻⁴⁴ of out_D(x) for k ≤ 6.
 
     Parameters
     ----------
@@ -323,20 +325,28 @@ class Euclidean(Metric):
     def _row_sums(self, function: str, data: np.ndarray) -> np.ndarray:
         if data.shape[1] == 1:
             x = data[:, 0]
-            spread = float(x.max() - x.min())
+            with np.errstate(over="ignore"):  # an infinite spread is refused just below
+                spread = float(x.max() - x.min())
             if spread > self.diameter:
                 raise ValueError(self._too_far(function, spread))
             return _absolute_row_sums((x - x.min()) / self.diameter)  # a shift is exact enough: see docstring
-        xt = np.ascontiguousarray(data.T)
-        # Every computed pair distance is at most the bounding box's computed diagonal (|x_d − y_d| ≤ hi_d − lo_d
+        # Shift each coordinate to start at 0 and divide by the diameter first: the coordinates then lie in
+        # [0, 1] for valid data (a coordinate spread above the diameter already puts two records too far apart),
+        # so no square overflows, and the shift loses nothing of the differences.
+        low = data.min(axis=0)
+        with np.errstate(over="ignore"):  # an infinite spread is refused just below
+            span = data.max(axis=0) - low
+        if (span > self.diameter).any():
+            raise ValueError(self._too_far(function, float(span.max())))
+        xt = np.ascontiguousarray(((data - low) / self.diameter).T)
+        # Every computed pair distance is at most the bounding box's computed diagonal (|x_d − y_d| ≤ max_d − min_d
         # and rounding is monotone in each operation, done in the same order), so tracking the largest pair is
-        # needed only when the diagonal exceeds the diameter.
-        span = xt.max(axis=1) - xt.min(axis=1)
-        diagonal = float(np.sqrt(_lane_sum_of_squares(span)))
-        sums, largest = _kernels().euclidean_row_sums(xt, diagonal > self.diameter)
-        if largest > self.diameter:
-            raise ValueError(self._too_far(function, largest))
-        return sums / self.diameter
+        # needed only when the diagonal exceeds 1.
+        diagonal = float(np.sqrt(_lane_sum_of_squares(xt.max(axis=1))))
+        sums, largest = _kernels().euclidean_row_sums(xt, diagonal > 1.0)
+        if largest > 1.0:
+            raise ValueError(self._too_far(function, largest * self.diameter))
+        return sums
 
     def _too_far(self, function: str, distance: float) -> str:
         return (f"{function}: two records are {_fmt(distance)} apart, more than the declared public diameter "

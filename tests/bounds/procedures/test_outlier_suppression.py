@@ -279,6 +279,16 @@ def test_data_derived_normalisation_is_refused():
         outlier_scores([[0.0, 0.0], [3.0, 4.0]], Euclidean(4.0), 0.1, 0.5)
     with pytest.raises(ValueError, match="public diameter"):
         outlier_scores([0.0, 5.0], Euclidean(4.0), 0.1, 0.5)
+    with pytest.raises(ValueError, match="public diameter"):  # the spread overflows: refused, no warning
+        outlier_scores([[1e308, 0.0], [-1e308, 1.0]], Euclidean(1e300), 0.1, 0.5)
+    with pytest.raises(ValueError, match="public diameter"):
+        outlier_scores([1e308, -1e308], Euclidean(1e300), 0.1, 0.5)
+    # far from the origin, huge coordinates: shifted before squaring (no overflow, differences kept)
+    a, b = 1e200, 1e200 + 3e185
+    s = outlier_scores([[a, 0.0], [b, 4e185]], Euclidean(1e186), 0.0, 0.5)
+    with mp.workdps(50):
+        ref = mp.sqrt((mpf(b) - mpf(a)) ** 2 + mpf(4e185) ** 2) / mpf(1e186) / 4  # 0.5·(0 + d)/2
+        assert all(abs(mpf(float(v)) - ref) < mpf(2) ** -44 for v in s)
     with pytest.raises(ValueError, match=r"\(0, 1\]"):
         Metric(lambda A, B: np.zeros((len(A), len(B))), bound=2.0)
     too_big = Metric(lambda A, B: 2 * np.abs(A[:, None] - B[None, :]), bound=1.0)
