@@ -17,9 +17,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from mpmath import mp, mpf
 
 import bounds
+from tests.exact_arith import cap
 from bounds.procedures import (AbsoluteDifference, Discrete, Euclidean, Metric, outlier_scores, poisson_sample,
                                suppress_outliers, suppress_predicate, suppress_threshold, suppress_top_percent)
 
@@ -88,6 +91,30 @@ def test_absolute_difference_scores_against_exact_sums(seed):
     # the order of the records does not matter (scores are a function of the multiset)
     perm = g.permutation(len(x))
     assert np.array_equal(outlier_scores(x[perm], AbsoluteDifference(lo, hi), m, M), got[perm])
+
+
+@st.composite
+def _ranges_and_data(draw):
+    lo = draw(st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False))
+    width = draw(st.floats(1e-300, 1e300, allow_nan=False, allow_infinity=False))
+    hi = lo + width
+    assume(hi > lo and math.isfinite(hi - lo))
+    xs = draw(st.lists(st.floats(lo, hi, allow_nan=False, allow_infinity=False) | st.sampled_from([lo, hi]),
+                       min_size=1, max_size=12))
+    m = draw(st.floats(0, 0.98))
+    M = draw(st.floats(m, 0.99))
+    return lo, hi, xs, m, M
+
+
+@settings(max_examples=cap(150), deadline=None)
+@given(_ranges_and_data())
+def test_absolute_difference_scores_exact_within_16u_property(case):
+    # SPEC T14's out_D(x) in exact rationals, any public range (tiny, huge, far from 0), duplicates allowed
+    lo, hi, xs, m, M = case
+    got = outlier_scores(xs, AbsoluteDifference(lo, hi), m, M)
+    ref = exact_scores(xs, absolute(lo, hi), m, M)
+    assert max(abs(Fraction(a) - b) for a, b in zip(got.tolist(), ref)) <= 16 * U
+    assert ((got >= m) & (got <= M)).all()
 
 
 def test_absolute_difference_large_n_against_exact_integer_sums():
