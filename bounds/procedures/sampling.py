@@ -16,8 +16,11 @@ The bounds these samplers carry (provenance flags from SPEC):
   add/remove with n the larger neighbour): :func:`bounds.with_replacement`, :class:`bounds.WithReplacement`;
 - batch samplers (:class:`PoissonBatches`, :class:`FixedSizeBatches`, :class:`ShuffledBatches`,
   :class:`BallsAndBinsBatches`, :class:`RandomAllocationBatches`, :class:`CyclicBatches`) — one index array
-  per step of an epoch; Poisson's per-step mechanism is :func:`bounds.poisson_sampled` (SPEC T11); the other
-  samplers expose their parameters as data (``.sampler`` is the word ``crosscheck(sampler=...)`` uses).
+  per step of an epoch; Poisson's per-step mechanism is :func:`bounds.poisson_sampled` (SPEC T11) and
+  ``PoissonBatches.accounting`` gives the steps of ``bounds.compose``; ``CyclicBatches.accounting`` counts one
+  step per epoch (zero-out or replace-one adjacency); every sampler exposes its parameters as data
+  (``crosscheck_keywords()``: ``.sampler`` is the word ``crosscheck(sampler=...)`` uses), for the accountants
+  of the shuffled, balls-and-bins, random-allocation and fixed-size samplers.
 
 **Bernoulli draws are exact.**  ``rng.random() < p`` would keep a record with probability ⌈p·2⁵³⌉/2⁵³
 (``random()`` returns multiples of 2⁻⁵³), up to 2⁻⁵³ above p for p < 1/2.  The draws here compare a uniform
