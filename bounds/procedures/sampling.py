@@ -275,7 +275,8 @@ class BatchSampler:
                 "dataset_size": self.dataset_size, "epochs": e}
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self.crosscheck_keywords().items() if k not in ("sampler", "epochs"))
+        words = self.crosscheck_keywords()
+        fields = ", ".join(f"{k}={v!r}" for k, v in words.items() if k not in ("sampler", "epochs"))
         return f"{type(self).__name__}({fields})"
 
 

@@ -341,8 +341,9 @@ def test_bad_m_M(m, M, match):
 @pytest.mark.parametrize("data, metric, match", [
     ([], AbsoluteDifference(0, 1), "empty"), ([math.nan, 0.5], AbsoluteDifference(0, 1), "finite"),
     ([math.inf], Euclidean(1.0), "finite"), ("abc", AbsoluteDifference(0, 1), "data"),
-    ([[0.1, 0.2]], AbsoluteDifference(0, 1), "one number per record"), (["a", "b"], AbsoluteDifference(0, 1), "data"),
-    ([True, False], AbsoluteDifference(0, 1), "data"), ([1j], Euclidean(1.0), "data"), (np.empty((0, 2)), Euclidean(1.0), "empty"),
+    ([[0.1, 0.2]], AbsoluteDifference(0, 1), "one number per record"),
+    (["a", "b"], AbsoluteDifference(0, 1), "data"), ([True, False], AbsoluteDifference(0, 1), "data"),
+    ([1j], Euclidean(1.0), "data"), (np.empty((0, 2)), Euclidean(1.0), "empty"),
     (5.0, AbsoluteDifference(0, 10), "single number"), ([], Discrete(), "at least one"), ([math.nan], Discrete(), "NaN"),
     ([0.5], lambda x, y: 0.0, "must be AbsoluteDifference"), ([0.5], AbsoluteDifference, "a class"),
     ([[1.0, 2.0]], Euclidean(10.0), None), ([[10 ** 400]], Euclidean(10.0), "float64"),

@@ -34,7 +34,8 @@ def g_test(observed: dict, expected: dict, trials: int) -> float:
         g = mpf(0)
         for cell, count in observed.items():
             if count:
-                g += 2 * count * mp.log(mpf(count) / (trials * mpf(expected[cell].numerator) / expected[cell].denominator))
+                p = expected[cell]
+                g += 2 * count * mp.log(mpf(count) / (trials * mpf(p.numerator) / p.denominator))
         dof = sum(1 for p in expected.values() if p > 0) - 1
         return float(mp.gammainc(mpf(dof) / 2, g / 2, mp.inf, regularized=True))
 
