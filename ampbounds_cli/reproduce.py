@@ -25,16 +25,18 @@ def add_parser(subparsers: Any) -> None:
         "reproduce", help="rerun the seed-000 experiments (sampling/suppression then a DP mechanism)",
         description="Rerun an experiment of Miranda-Pascual, Parra-Arnau & Strufe (USENIX Sec '26) in the "
                     "paper's four variants (M; M∘S; M at ε^S; M∘S at the calibrated (ε'', δ'')) with the "
-                    "authors' errata fixed (--faithful reproduces them). Default grid: sampling rates "
-                    "1, 0.9, …, 0.1 and the (m, M) triangle on {0.1, …, 0.9}; ε ∈ {0.25, 0.5, 1, 2}; "
-                    "50 repetitions. Progress on stderr.")
+                    "authors' errata fixed (--faithful reproduces them). Default grid (mean, mode): sampling "
+                    "rates 1, 0.9, …, 0.1 and the (m, M) triangle on {0.1, …, 0.9}; ε ∈ {0.25, 0.5, 1, 2}; "
+                    "50 repetitions (dplloyd, kmedian: coarser grids, ε ∈ {0.25, 1}, 10 and 5 repetitions); "
+                    "each default run takes at most a few CPU minutes. Progress on stderr.")
     p.add_argument("experiment", choices=list(EXPERIMENTS), metavar="EXPERIMENT",
                    help="one of " + ", ".join(EXPERIMENTS))
     p.add_argument("--dataset", help="mean: adult, census, irish; mode: adult, irish")
     p.add_argument("--column", help="e.g. FICA, FEDTAX, age, hours-per-week, Age, HighestEducationCompleted")
     p.add_argument("--mechanism", nargs="+", metavar="NAME",
-                   help="mean: laplace gaussian; mode: laplace gaussian exponential expmech (default: all)")
-    p.add_argument("--epsilon", nargs="+", type=float, metavar="EPS", help="target ε values (default 0.25 0.5 1 2)")
+                   help="mean: laplace gaussian; mode: laplace gaussian exponential expmech; dplloyd: laplace; "
+                        "kmedian: expmech (default: all)")
+    p.add_argument("--epsilon", nargs="+", type=float, metavar="EPS", help="target ε values (default 0.25 0.5 1 2; dplloyd, kmedian: 0.25 1)")
     p.add_argument("--delta", type=float, help="target δ of the Gaussian variants (default 1/n²)")
     p.add_argument("--rates", nargs="+", type=float, metavar="P",
                    help="sampling (keep) rates p ∈ (0, 1]; m = M = 1 − p")
@@ -42,7 +44,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--grid", choices=("sampling", "suppression", "both"),
                    help="without --rates/--pairs: which default grid (default both)")
     p.add_argument("--variants", nargs="+", choices=VARIANTS, metavar="V", help="subset of " + ", ".join(VARIANTS))
-    p.add_argument("--repetitions", type=int, help="repetitions per cell (default 50; --full: the paper's)")
+    p.add_argument("--repetitions", type=int, help="repetitions per cell (default 50; dplloyd 10, kmedian 5; --full: the paper's)")
     p.add_argument("--seed", type=int, default=0, help="seed of the per-cell SeedSequences (default 0)")
     p.add_argument("--full", action="store_true",
                    help="the paper's grids (rates 1, 0.99, …, 0.01 and the triangle) and repetitions; "
@@ -78,7 +80,8 @@ def _pairs(args: argparse.Namespace) -> list[tuple[float, float]]:
             pairs.append((m, M))
     if not pairs:
         grid = args.grid or "both"
-        pairs = default_pairs(args.full, grid in ("sampling", "both"), grid in ("suppression", "both"))
+        pairs = default_pairs(args.full, grid in ("sampling", "both"), grid in ("suppression", "both"),
+                              args.experiment)
     return pairs
 
 
@@ -93,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--repetitions {args.repetitions}: must be ≥ 1")
     if args.seed < 0:
         raise UsageError(f"--seed {args.seed}: must be ≥ 0")
-    repetitions = args.repetitions or (info["paper_repetitions"] if args.full else 50)
+    repetitions = args.repetitions or (info["paper_repetitions"] if args.full else info["repetitions"])
     if args.plots is not None:
         if not Path(args.plots).is_dir():
             raise UsageError(f"--plots {args.plots}: not a directory")
@@ -101,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--plots needs matplotlib: pip install 'ampbounds[plot]'")
     if args.csv is not None and not Path(args.csv).parent.is_dir():
         raise UsageError(f"--csv {args.csv}: directory does not exist")
-    kwargs: dict[str, Any] = {"epsilons": args.epsilon or list(ex.runner.EPSILONS), "pairs": _pairs(args),
+    epsilons = args.epsilon or list(ex.runner.EPSILONS if args.full else info["epsilons"])
+    kwargs: dict[str, Any] = {"epsilons": epsilons, "pairs": _pairs(args),
                               "repetitions": repetitions, "seed": args.seed, "errata": errata}
     if info["column"] is not None:
         kwargs["dataset"] = args.dataset or info["dataset"]

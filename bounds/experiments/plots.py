@@ -125,13 +125,13 @@ def write_plots(records: Sequence[dict[str, Any]], directory: str | Path, prefix
         if len({r["rate"] for r in mine if r["rate"] is not None}) >= 2:
             fig = sampling_figure(mine, mech)
             path = directory / f"{prefix}_{mech}_sampling.png"
-            fig.savefig(path, dpi=110)
+            fig.savefig(path, dpi=90)
             plt.close(fig)
             written.append(path)
         if len({(r["m"], r["M"]) for r in mine if r["m"] > 0}) >= 3:
             fig = difference_figure(mine, mech)
             path = directory / f"{prefix}_{mech}_difference.png"
-            fig.savefig(path, dpi=110)
+            fig.savefig(path, dpi=90)
             plt.close(fig)
             written.append(path)
     return written
