@@ -246,6 +246,10 @@ def sample_with_replacement(n_or_data: Any, m: Any, *, rng: Any = None) -> np.nd
 class BatchSampler:
     """Base of the DP-SGD batch samplers: one index array per step of an epoch.
 
+    Iterating over a sampler (``for batch in sampler``) runs one epoch with the sampler's own generator (the
+    ``rng=`` given at construction: a Generator or a seed; fresh entropy if none), ``len(sampler)`` is the
+    number of steps per epoch; ``epoch(rng)`` runs one epoch with another generator.
+
     Attributes (the sampler's parameters as data, for the accountant):
     ``sampler`` — the word ``crosscheck(sampler=...)`` uses; ``dataset_size``; ``steps_per_epoch``;
     ``batch_size`` — the fixed batch size, or the expected one (a float) for Poisson and balls-and-bins.
@@ -255,15 +259,33 @@ class BatchSampler:
     dataset_size: int
     steps_per_epoch: int
     batch_size: Any
+    _rng: np.random.Generator | None = None
+
+    def _own(self, rng: Any) -> None:
+        self._rng = None if rng is None else generator(type(self).__name__, rng)
+
+    def _generator(self, where: str, rng: Any) -> np.random.Generator:
+        """``rng`` as a Generator, or (``None``) the sampler's own, created on first use if none was given."""
+        if rng is not None:
+            return generator(where, rng)
+        if self._rng is None:
+            self._rng = np.random.default_rng()
+        return self._rng
 
     def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:  # pragma: no cover - abstract
         """Yield one sorted int64 index array per step of one epoch."""
         raise NotImplementedError
 
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return self.epoch()
+
+    def __len__(self) -> int:
+        return self.steps_per_epoch
+
     def epochs(self, number: int, rng: Any = None) -> Iterator[np.ndarray]:
         """Yield the steps of ``number`` consecutive epochs (fresh randomness each epoch)."""
         k = count(f"{type(self).__name__}.epochs", "number", number)
-        g = generator(f"{type(self).__name__}.epochs", rng)
+        g = self._generator(f"{type(self).__name__}.epochs", rng)
         for _ in range(k):
             yield from self.epoch(g)
 
@@ -322,7 +344,8 @@ class PoissonBatches(BatchSampler):
 
     sampler = "poisson"
 
-    def __init__(self, dataset_size: Any, rate: Any, steps_per_epoch: Any) -> None:
+    def __init__(self, dataset_size: Any, rate: Any, steps_per_epoch: Any, *, rng: Any = None) -> None:
+        self._own(rng)
         self.dataset_size = count("PoissonBatches", "dataset_size", dataset_size)
         r = probability("PoissonBatches", "rate", rate)
         if isinstance(r, np.ndarray):
@@ -334,7 +357,7 @@ class PoissonBatches(BatchSampler):
 
     def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
         """Yield ``steps_per_epoch`` sorted index arrays, each an independent Poisson sample."""
-        g = generator("PoissonBatches.epoch", rng)
+        g = self._generator("PoissonBatches.epoch", rng)
         for _ in range(self.steps_per_epoch):
             yield np.flatnonzero(bernoulli(self.rate, self.dataset_size, g))
 
@@ -371,13 +394,14 @@ class FixedSizeBatches(BatchSampler):
 
     sampler = "fixed_size"
 
-    def __init__(self, dataset_size: Any, batch_size: Any, steps_per_epoch: Any) -> None:
+    def __init__(self, dataset_size: Any, batch_size: Any, steps_per_epoch: Any, *, rng: Any = None) -> None:
+        self._own(rng)
         self.dataset_size = count("FixedSizeBatches", "dataset_size", dataset_size)
         self.batch_size = count("FixedSizeBatches", "batch_size", batch_size, maximum=self.dataset_size)
         self.steps_per_epoch = count("FixedSizeBatches", "steps_per_epoch", steps_per_epoch, minimum=1)
 
     def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
-        g = generator("FixedSizeBatches.epoch", rng)
+        g = self._generator("FixedSizeBatches.epoch", rng)
         for _ in range(self.steps_per_epoch):
             yield sample_without_replacement(self.dataset_size, self.batch_size, rng=g)
 
@@ -401,13 +425,14 @@ class ShuffledBatches(BatchSampler):
 
     sampler = "shuffle"
 
-    def __init__(self, dataset_size: Any, batch_size: Any, *, drop_remainder: bool = False) -> None:
+    def __init__(self, dataset_size: Any, batch_size: Any, *, drop_remainder: bool = False, rng: Any = None) -> None:
+        self._own(rng)
         self.dataset_size = count("ShuffledBatches", "dataset_size", dataset_size, minimum=1)
         self.batch_size, self.steps_per_epoch = _split("ShuffledBatches", self.dataset_size, batch_size,
                                                        drop_remainder)
 
     def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
-        g = generator("ShuffledBatches.epoch", rng)
+        g = self._generator("ShuffledBatches.epoch", rng)
         order = g.permutation(self.dataset_size)
         b = self.batch_size
         for t in range(self.steps_per_epoch):
@@ -493,7 +518,8 @@ class RandomAllocationBatches(BatchSampler):
 
     sampler = "random_allocation"
 
-    def __init__(self, dataset_size: Any, steps: Any, *, selected: Any = 1) -> None:
+    def __init__(self, dataset_size: Any, steps: Any, *, selected: Any = 1, rng: Any = None) -> None:
+        self._own(rng)
         name = type(self).__name__
         self.dataset_size = count(name, "dataset_size", dataset_size)
         self.steps_per_epoch = count(name, "steps", steps, minimum=1)
@@ -511,7 +537,7 @@ class RandomAllocationBatches(BatchSampler):
         return chosen
 
     def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
-        g = generator(f"{type(self).__name__}.epoch", rng)
+        g = self._generator(f"{type(self).__name__}.epoch", rng)
         steps = self._steps_of_records(g).reshape(-1)
         records = np.repeat(np.arange(self.dataset_size, dtype=np.int64), self.selected)
         # stable: records stay sorted inside each step; 16-bit keys take numpy's radix sort (O(n), 7× faster)
@@ -542,8 +568,8 @@ class BallsAndBinsBatches(RandomAllocationBatches):
 
     sampler = "balls_and_bins"
 
-    def __init__(self, dataset_size: Any, steps_per_epoch: Any) -> None:
-        super().__init__(dataset_size, steps_per_epoch, selected=1)
+    def __init__(self, dataset_size: Any, steps_per_epoch: Any, *, rng: Any = None) -> None:
+        super().__init__(dataset_size, steps_per_epoch, selected=1, rng=rng)
 
     def _steps_of_records(self, g: np.random.Generator) -> np.ndarray:
         return g.integers(0, self.steps_per_epoch, size=(self.dataset_size, 1))

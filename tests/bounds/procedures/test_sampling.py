@@ -312,6 +312,20 @@ def test_sampler_parameters_as_data():
     assert "ShuffledBatches(" in repr(ShuffledBatches(60, 6))
 
 
+def test_samplers_iterate_with_their_own_generator():
+    a = [b.tolist() for b in ShuffledBatches(12, 3, rng=5)]
+    b = [b.tolist() for b in ShuffledBatches(12, 3).epoch(np.random.default_rng(5))]
+    assert a == b and len(ShuffledBatches(12, 3)) == 4
+    s = BallsAndBinsBatches(30, 3, rng=np.random.default_rng(6))
+    first, second = [x.tolist() for x in s], [x.tolist() for x in s]  # the stream goes on: a fresh epoch
+    g = np.random.default_rng(6)
+    assert first == [x.tolist() for x in BallsAndBinsBatches(30, 3).epoch(g)]
+    assert second == [x.tolist() for x in BallsAndBinsBatches(30, 3).epoch(g)]
+    assert sum(len(x) for x in PoissonBatches(10, 1.0, 3, rng=0)) == 30
+    with pytest.raises(ValueError, match="rng"):
+        FixedSizeBatches(10, 2, 3, rng="x")
+
+
 def test_batch_epochs_reproducible_by_seed():
     for s in (ShuffledBatches(20, 5), BallsAndBinsBatches(20, 4), RandomAllocationBatches(20, 5, selected=2),
               PoissonBatches(20, 0.3, 4), FixedSizeBatches(20, 5, 4)):
