@@ -438,6 +438,19 @@ class ShuffledBatches(BatchSampler):
         for t in range(self.steps_per_epoch):
             yield np.sort(order[t * b:(t + 1) * b])
 
+    def accounting_upper(self, mechanism: Any, epochs: int = 1, *, adjacency: str = "zero_out") -> list:
+        """``compose`` steps of an **upper bound** for ``epochs`` shuffled epochs: those of fixed batches
+        (:meth:`CyclicBatches.accounting`).
+
+        Under zero-out or replace-one adjacency the two datasets have the same size, so one permutation gives
+        both the same batch positions: the shuffled sampler is a mixture, over permutations, of fixed-batch
+        runs, and by joint convexity of the hockey-stick divergence its privacy profile is at most the
+        largest over the mixture's components — each of which is the fixed-batch profile.  Shuffling may
+        amplify (Chua et al. 2024 measure how little in DP-SGD regimes); a certified two-sided accountant
+        is ``crosscheck(sampler="shuffle", ...)``'s (``crosscheck_keywords()``).  Add/remove is refused.
+        """
+        return _one_step_per_epoch("ShuffledBatches.accounting_upper", mechanism, epochs, adjacency)
+
 
 class CyclicBatches(BatchSampler):
     """Fixed consecutive batches, the same every epoch (``crosscheck(sampler="cyclic")``): batch t holds
@@ -483,22 +496,27 @@ class CyclicBatches(BatchSampler):
         ``[(mechanism.group(2), epochs)]`` (θ → 2θ, Gaussian or Laplace).  Add/remove is refused: adding a
         record shifts every later batch of a fixed order, which this argument does not cover.
         """
-        e = count("CyclicBatches.accounting", "epochs", epochs, minimum=1)
-        import bounds
+        return _one_step_per_epoch("CyclicBatches.accounting", mechanism, epochs, adjacency)
 
-        if not isinstance(mechanism, (bounds.Gaussian, bounds.Laplace, bounds.EpsDelta)):
-            raise ParameterTypeError(f"CyclicBatches.accounting: mechanism = {mechanism!r} must be Gaussian, Laplace "
-                                     "or EpsDelta (the per-step mechanism)")
-        if adjacency == "zero_out":
-            return [(mechanism, e)]
-        if adjacency == "replace_one":
-            if isinstance(mechanism, bounds.EpsDelta):
-                raise ValueError("CyclicBatches.accounting: replace_one doubles the step's sensitivity; give the "
-                                 "Gaussian or Laplace mechanism (white-box θ → 2θ), or EpsDelta of group privacy "
-                                 "(bounds.group_privacy(ε, δ, 2)) with adjacency='zero_out'")
-            return [(mechanism.group(2), e)]
-        raise ValueError(f"CyclicBatches.accounting: adjacency = {adjacency!r} must be 'zero_out' or 'replace_one' "
-                         "(under add/remove a fixed order shifts every later batch: not covered)")
+
+def _one_step_per_epoch(function: str, mechanism: Any, epochs: Any, adjacency: Any) -> list:
+    """[(mechanism, epochs)] (zero_out) or [(mechanism.group(2), epochs)] (replace_one); see CyclicBatches."""
+    e = count(function, "epochs", epochs, minimum=1)
+    import bounds
+
+    if not isinstance(mechanism, (bounds.Gaussian, bounds.Laplace, bounds.EpsDelta)):
+        raise ParameterTypeError(f"{function}: mechanism = {mechanism!r} must be Gaussian, Laplace or EpsDelta "
+                                 "(the per-step mechanism)")
+    if adjacency == "zero_out":
+        return [(mechanism, e)]
+    if adjacency == "replace_one":
+        if isinstance(mechanism, bounds.EpsDelta):
+            raise ValueError(f"{function}: replace_one doubles the step's sensitivity; give the Gaussian or Laplace "
+                             "mechanism (white-box θ → 2θ), or EpsDelta of group privacy (bounds.group_privacy(ε, δ, "
+                             "2)) with adjacency='zero_out'")
+        return [(mechanism.group(2), e)]
+    raise ValueError(f"{function}: adjacency = {adjacency!r} must be 'zero_out' or 'replace_one' (under add/remove a "
+                     "fixed order shifts every later batch: not covered)")
 
 
 class RandomAllocationBatches(BatchSampler):

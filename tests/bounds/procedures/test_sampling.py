@@ -299,6 +299,9 @@ def test_cyclic_accounting():
         s.accounting("gaussian")
     with pytest.raises(ValueError, match="epochs"):
         s.accounting(g, epochs=0)
+    assert ShuffledBatches(60, 6).accounting_upper(g, epochs=5) == [(g, 5)]
+    with pytest.raises(ValueError, match="add/remove"):
+        ShuffledBatches(60, 6).accounting_upper(g, adjacency="add/remove")
 
 
 def test_sampler_parameters_as_data():
