@@ -38,7 +38,11 @@ def _binomial_pmf(g: int, p: Any) -> list:
         return [mpmath.mpf(1)] + [mpmath.mpf(0)] * g
     if q == 0:
         return [mpmath.mpf(0)] * g + [mpmath.mpf(1)]
-    return [mpmath.binomial(g, j) * p ** j * q ** (g - j) for j in range(g + 1)]
+    out = [q ** g]
+    ratio = p / q
+    for j in range(g):                        # P(j + 1) = P(j)·(g − j)/(j + 1)·p/q (no under/overflow in mpmath)
+        out.append(out[-1] * (g - j) / (j + 1) * ratio)
+    return out
 
 
 def statistic_pmf(keep_probabilities: Any, weights: Any) -> dict[int, Any]:

@@ -52,7 +52,15 @@ class _Mechanism:
     def statistic(self, kept: np.ndarray, data: Any) -> np.ndarray:
         """S for each row of ``kept`` (trials × n multiplicities or a boolean mask)."""
         w = weights_of(self.weights, data, type(self).__name__)
-        return np.asarray(kept, dtype=np.int64) @ w
+        kept = np.asarray(kept)
+        if kept.dtype != np.bool_:
+            return kept.astype(np.int64) @ w
+        # masks: count the kept +1 and −1 records (bytes, no int64 copy of the whole block)
+        pos, neg = w == 1, w == -1
+        s = np.count_nonzero(kept if pos.all() else kept[:, pos], axis=1).astype(np.int64)
+        if neg.any():
+            s -= np.count_nonzero(kept[:, neg], axis=1)
+        return s
 
 
 class NoisyCount(_Mechanism):
@@ -110,11 +118,21 @@ class NoisyCount(_Mechanism):
         a = self.alpha
         c = (1 - a) / (1 + a)
         lo, hi = min(statistic_pmf), max(statistic_pmf)
-        mass = []
-        for o in range(lo, hi + 1):
-            mass.append(c * mpmath.fsum(p * a ** abs(o - s) for s, p in statistic_pmf.items()))
-        upper = mpmath.fsum(p * a ** (-s) for s, p in statistic_pmf.items())
-        lower = mpmath.fsum(p * a ** s for s, p in statistic_pmf.items())
+        p = [statistic_pmf.get(s, 0) for s in range(lo, hi + 1)]
+        # Σ_s p_s α^|o − s| in O(range): forward part f_o = Σ_{s ≤ o} p_s α^{o−s} = α f_{o−1} + p_o and
+        # backward part b_o = Σ_{s > o} p_s α^{s−o} = α (b_{o+1} + p_{o+1}); products of numbers < 1, stable
+        f, b = [0] * len(p), [0] * len(p)
+        acc = mpmath.mpf(0)
+        for i, pi in enumerate(p):
+            acc = a * acc + pi
+            f[i] = acc
+        acc = mpmath.mpf(0)
+        for i in range(len(p) - 1, -1, -1):
+            b[i] = acc
+            acc = a * (acc + p[i])
+        mass = [c * (fi + bi) for fi, bi in zip(f, b)]
+        upper = mpmath.fsum(q * a ** (-s) for s, q in statistic_pmf.items())
+        lower = mpmath.fsum(q * a ** s for s, q in statistic_pmf.items())
         return lo, hi, mass, c, upper, lower
 
 
