@@ -106,9 +106,12 @@ class NoisyCount(_Mechanism):
         """One output per row of ``kept`` (int64)."""
         s = self.statistic(kept, data)
         table = self._magnitude_table()
-        u = rng.random(s.shape[0])
+        # one 64-bit word per output: its top 53 bits make the uniform, its lowest bit the sign, so the
+        # stream does not depend on how the runs are chunked
+        raw = rng.integers(0, 2**64 - 1, size=s.shape[0], dtype=np.uint64, endpoint=True)
+        u = (raw >> np.uint64(11)).astype(np.float64) * 2.0**-53
         magnitude = np.minimum(np.searchsorted(table, u, side="right"), table.size - 1)
-        sign = rng.integers(0, 2, size=s.shape[0]) * 2 - 1
+        sign = (raw & np.uint64(1)).astype(np.int64) * 2 - 1
         return s + sign * magnitude
 
     def output_pmf(self, statistic_pmf: dict[int, Any]) -> tuple[int, int, list, Any, Any, Any]:

@@ -40,8 +40,11 @@ def _kept(result: Any, n: int, output: str, function: str) -> np.ndarray:
 
 def run_outputs(procedure: Callable, mechanism: Any, data: Any, runs: int, rng: np.random.Generator, *,
                 output: str = "mask", batched: bool = False, chunk: int = 10_000,
-                progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """The mechanism's outputs on ``runs`` independent runs of ``procedure`` on ``data`` (int64 array)."""
+                progress: Callable[[int], None] | None = None,
+                mechanism_rng: np.random.Generator | None = None) -> np.ndarray:
+    """The mechanism's outputs on ``runs`` independent runs of ``procedure`` on ``data`` (int64 array); the
+    procedure draws from ``rng``, the mechanism from ``mechanism_rng`` (default ``rng``)."""
+    mech_rng = rng if mechanism_rng is None else mechanism_rng
     n = len(data)
     out = np.empty(runs, dtype=np.int64)
     done = 0
@@ -58,7 +61,7 @@ def run_outputs(procedure: Callable, mechanism: Any, data: Any, runs: int, rng: 
             kept = np.empty((b, n), dtype=np.bool_ if output == "mask" else np.int64)
             for i in range(b):
                 kept[i] = _kept(procedure(data, rng), n, output, "monte_carlo_audit")
-        out[done:done + b] = mechanism.sample(kept, data, rng)
+        out[done:done + b] = mechanism.sample(kept, data, mech_rng)
         done += b
         if progress is not None:
             progress(b)
@@ -119,6 +122,8 @@ def monte_carlo_audit(procedure: Callable, mechanism: Any, dataset_0: Any, datas
     trials : int
         Runs per input (≥ 2; ≥ 20 recommended, 10⁵–10⁶ for tight bounds).
     seed : int, numpy.random.Generator or None
+        Two independent streams are spawned from it (procedure, mechanism): a seed gives the same result for
+        every ``chunk``.
     confidence : float
         In (0, 1).
     event : callable, optional
@@ -156,9 +161,11 @@ def monte_carlo_audit(procedure: Callable, mechanism: Any, dataset_0: Any, datas
     chunk = count(fn, "chunk", chunk, minimum=1)
     conf = real(fn, "confidence", confidence, 0.0, 1.0, lo_open=True, hi_open=True)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    kw = dict(output=output, batched=batched, chunk=chunk, progress=progress)
-    o0 = run_outputs(procedure, mechanism, dataset_0, runs, rng, **kw)
-    o1 = run_outputs(procedure, mechanism, dataset_1, runs, rng, **kw)
+    # independent streams for the procedure and the mechanism: results do not depend on ``chunk``
+    proc_rng, mech_rng = rng.spawn(2)
+    kw = dict(output=output, batched=batched, chunk=chunk, progress=progress, mechanism_rng=mech_rng)
+    o0 = run_outputs(procedure, mechanism, dataset_0, runs, proc_rng, **kw)
+    o1 = run_outputs(procedure, mechanism, dataset_1, runs, proc_rng, **kw)
     details: dict = {"trials_per_input": runs, "mechanism": repr(mechanism)}
     if event is None:
         half = runs // 2

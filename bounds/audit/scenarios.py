@@ -35,6 +35,7 @@ import mpmath
 import numpy as np
 
 from .._core import Guarantee
+from ._checks import count, real
 from .exact import exact_audit
 from .mechanisms import NoisyCount, RandomizedResponse
 from .monte_carlo import monte_carlo_audit
@@ -101,6 +102,7 @@ def poisson_rr(epsilon: float = 1.0, rate: float = 0.1, n: int = 100, *,
     from ..procedures import effective_rate, poisson_guarantee, poisson_sample
 
     sample = poisson_sample if sampler is None else sampler
+    n = count("poisson_rr", "n", n, minimum=2)
     p = effective_rate(rate)
     d0 = np.zeros(n - 1)
     return Scenario(
@@ -120,6 +122,10 @@ def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callabl
     from ..procedures import sample_without_replacement
 
     sample = sample_without_replacement if sampler is None else sampler
+    n = count("swor_rr", "n", n, minimum=1)
+    m = count("swor_rr", "m", m)
+    if m > n:
+        raise ValueError(f"swor_rr: m = {m} must be ≤ n = {n}")
     d0 = np.zeros(n)
     d1 = d0.copy()
     d1[-1] = 1.0
@@ -162,7 +168,7 @@ def suppression_copies(epsilon: float = 1.0, m: float = 0.1, M: float = 0.5, cop
     m + (M − m)/(N + 1): the family that attains Λ1(1) = ln(F − (F − 1)M) + M/m − 1 of T14 as N → ∞."""
     from ..procedures import AbsoluteDifference
 
-    d0 = np.zeros(copies)
+    d0 = np.zeros(count("suppression_copies", "copies", copies, minimum=1))
     mech = NoisyCount(epsilon, weights=lambda d: np.where(np.asarray(d) == 1.0, 1, -1))
     return _suppression("suppression-copies", "outlier-score suppression, N copies of x and one y at distance 1",
                         d0, np.r_[d0, 1.0], AbsoluteDifference(0.0, 1.0), m, M, mech, epsilon, scores, suppressor,
@@ -187,7 +193,7 @@ def suppression_star(epsilon: float = 1.0, m: float = 0.1, M: float = 0.5, leave
     Adding y lowers each leaf's deletion probability (its score moves from m + (M − m)(N − 1)/N towards
     M − (M − m)/2 · 3/(N + 1)): the family of Λ2(0) = ln(F − (F − 1)B) + (M − m)/(2(1 − M)), B = (m + M)/2,
     which it attains as N → ∞ for the event "every leaf kept"."""
-    d0 = np.arange(1, leaves + 1, dtype=float)
+    d0 = np.arange(1, count("suppression_star", "leaves", leaves, minimum=1) + 1, dtype=float)
     mech = NoisyCount(epsilon)
     return _suppression("suppression-star", "outlier-score suppression, y the centre of a star of N leaves",
                         d0, np.r_[d0, 0.0], star_metric(), m, M, mech, epsilon, scores, suppressor,
@@ -206,6 +212,8 @@ def normalisation(epsilon: float = 1.0, m: float = 0.2, M: float = 0.8, half: in
     (exact ε at the defaults ≈ 12 against ε^S(1, 0.2, 0.8) ≈ 3.34)."""
     from ..procedures import AbsoluteDifference
 
+    half = count("normalisation", "half", half, minimum=1)
+    far = real("normalisation", "far", far, 1.0, 1e300, lo_open=True)
     d0 = np.r_[np.zeros(half), np.ones(half)]
     mech = NoisyCount(epsilon, weights=lambda d: (np.asarray(d) <= 1.0).astype(np.int64))
     return _suppression("normalisation", "outlier-score suppression; one far record changes the data's range",
