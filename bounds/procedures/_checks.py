@@ -1,7 +1,10 @@
-"""Input checks shared by the samplers and suppressors (private): the project's contract — bad input raises a
-``ValueError`` naming the function, the parameter, its value and its domain; a wrong kind of object (a string,
-a bool, a complex number, ``None``) raises ``ParameterTypeError`` (a ``TypeError`` that is also a
-``ValueError``)."""
+"""Input checks shared by the procedures (private): the project's contract — bad input raises a ``ValueError``
+naming the function, the parameter, its value and its domain; a wrong kind of object (a string, a bool, a
+complex number, ``None``) raises ``ParameterTypeError`` (a ``TypeError`` that is also a ``ValueError``).
+
+``generator`` serves every procedure (samplers, suppressors, k-anonymization, missing-data masks); ``count``,
+``size_of`` and ``probability`` are the float rules of the samplers and suppressors (``kanonymity`` and
+``missing`` read their parameters as exact rationals and keep their own checks)."""
 from __future__ import annotations
 
 import math
@@ -20,7 +23,7 @@ def generator(function: str, rng: Any) -> np.random.Generator:
         return np.random.default_rng()
     if isinstance(rng, np.random.Generator):
         return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)):
         if rng < 0:
             raise ValueError(f"{function}: rng = {_fmt(rng)} must be a non-negative seed, a numpy.random.Generator "
                              "or None")

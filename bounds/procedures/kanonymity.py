@@ -39,7 +39,8 @@ from typing import Any, Iterable
 import numpy as np
 
 from .._core import Guarantee
-from ._bernoulli import bernoulli, generator
+from ._bernoulli import bernoulli
+from ._checks import generator
 
 __all__ = ["Hierarchy", "SafeKAnonymizer", "SafeKRelease", "SafeKReport", "interval_hierarchy",
            "safe_k_anonymize"]
@@ -537,7 +538,7 @@ class SafeKAnonymizer:
         rng = generator("safe_k_anonymize", rng)
         generalised = self.generalise(rows)  # every row checked against the hierarchies (errors only)
         n = len(generalised)
-        keep = bernoulli(n, Fraction(self.beta), rng)
+        keep = bernoulli(self.beta, n, rng)  # β is a double: exact
         counts = Counter(g for g, kept in zip(generalised, keep) if kept)
         released = {cls: c for cls, c in counts.items() if c >= self.k}
         order = sorted(released, key=_sort_key)

@@ -39,7 +39,8 @@ import numpy as np
 from .._core import Guarantee
 from ..missing import (FWLQuery, UniformConstants, float_up, fwl_clipped_mean, fwl_histogram, fwl_mean,
                        missing_data_gaussian, missing_data_laplace)
-from ._bernoulli import bernoulli, generator
+from ._bernoulli import bernoulli
+from ._checks import generator
 
 __all__ = ["MaskGenerator", "MCAR", "ObserveExactly", "MARThreshold", "MissingDataRelease", "mcar",
            "observe_exactly", "mar_threshold", "na_fill", "missing_sum", "missing_mean", "missing_clipped_mean",
@@ -204,7 +205,7 @@ class MCAR(MaskGenerator):
         n = self._n(n)
         out = np.zeros((n, self.features), dtype=bool)
         for j, r in enumerate(self.rates):
-            out[:, j] = bernoulli(n, r, rng)
+            out[:, j] = bernoulli(r, n, rng)
         return out
 
 
@@ -322,9 +323,9 @@ class MARThreshold(MaskGenerator):
         out = np.zeros((n, self.features), dtype=bool)
         others = [j for j in range(self.features) if j != self.driver]
         for rows, rate in ((np.flatnonzero(below), self.rate_below), (np.flatnonzero(~below), self.rate_above)):
-            draws = bernoulli(rows.size * len(others), rate, rng).reshape(rows.size, len(others))
+            draws = bernoulli(rate, rows.size * len(others), rng).reshape(rows.size, len(others))
             out[np.ix_(rows, others)] = draws
-        out[bernoulli(n, self.dropout, rng)] = True  # whole-record dropout, independent of the values
+        out[bernoulli(self.dropout, n, rng)] = True  # whole-record dropout, independent of the values
         return out
 
 

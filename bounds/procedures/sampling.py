@@ -24,7 +24,7 @@ The bounds these samplers carry (provenance flags from SPEC):
 
 **Bernoulli draws are exact.**  ``rng.random() < p`` would keep a record with probability ⌈p·2⁵³⌉/2⁵³
 (``random()`` returns multiples of 2⁻⁵³), up to 2⁻⁵³ above p for p < 1/2.  The draws here compare a uniform
-U's binary expansion with p's, 64 bits at a time (``_float_bernoulli``), so P[keep] = p exactly for every
+U's binary expansion with p's, 64 bits at a time (``_bernoulli``), so P[keep] = p exactly for every
 float64 p, at the cost of one 64-bit word per record; :func:`effective_rate` (the exact keep probability) is
 therefore p itself.
 """
@@ -35,8 +35,8 @@ from typing import Any, Iterator
 import numpy as np
 
 from .._core import ParameterTypeError
+from ._bernoulli import bernoulli
 from ._checks import count, generator, probability, size_of
-from ._float_bernoulli import bernoulli
 
 __all__ = ["BallsAndBinsBatches", "BatchSampler", "CyclicBatches", "FixedSizeBatches", "PoissonBatches",
            "RandomAllocationBatches", "ShuffledBatches", "effective_rate", "poisson_guarantee", "poisson_sample",

@@ -25,7 +25,7 @@ guarantee survives, and their ``certificate`` says so).
 
 Numerics: scores are float64 with an absolute error stated per metric (≤ 2⁻⁴⁹ for ``AbsoluteDifference``,
 ≤ 2⁻⁵¹ for ``Discrete``, < 2⁻⁴⁴ for ``Euclidean`` up to 6 dimensions); each record is then deleted with
-probability exactly its float score (exact Bernoulli draws, ``_float_bernoulli``), so the procedure run is
+probability exactly its float score (exact Bernoulli draws, ``_bernoulli``), so the procedure run is
 T14's for scores within those errors of out_D(x).
 """
 from __future__ import annotations
@@ -38,8 +38,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .._core import ParameterTypeError, _fmt, _short_repr, real
+from ._bernoulli import bernoulli
 from ._checks import generator, probability
-from ._float_bernoulli import bernoulli
 
 __all__ = ["AbsoluteDifference", "DeterministicSuppression", "Discrete", "Euclidean", "Metric", "Suppression",
            "outlier_scores", "suppress_outliers", "suppress_predicate", "suppress_threshold",

@@ -17,7 +17,7 @@ import pytest
 
 import bounds
 from bounds.procedures import Hierarchy, SafeKAnonymizer, interval_hierarchy, safe_k_anonymize
-from bounds.procedures._bernoulli import bernoulli
+from tests.goodness_of_fit import g_test_pooled
 
 mpmath.mp.dps = 60
 STAR = {"M": ("*",), "F": ("*",)}
@@ -32,24 +32,6 @@ def wilson(successes: int, trials: int, z: float = 4.891638) -> tuple[float, flo
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
     return centre - half, centre + half
-
-
-def g_test_pvalue(observed: dict, probabilities: dict, trials: int) -> float:
-    """G-test of observed counts against exact probabilities; cells with expectation < 5 are pooled."""
-    assert set(observed) <= set(probabilities), set(observed) - set(probabilities)
-    cells, pooled_o, pooled_e = [], 0, 0.0
-    for key, p in probabilities.items():
-        e = float(p) * trials
-        if e < 5:
-            pooled_o += observed.get(key, 0)
-            pooled_e += e
-        else:
-            cells.append((observed.get(key, 0), e))
-    if pooled_e > 0:
-        cells.append((pooled_o, pooled_e))
-    g = 2 * sum(o * math.log(o / e) for o, e in cells if o > 0)
-    df = len(cells) - 1
-    return float(mpmath.gammainc(df / 2, g / 2, mpmath.inf, regularized=True))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -117,28 +99,7 @@ def test_class_survival_is_the_binomial_tail(n, k, beta):
     b = Fraction(beta)
     pmf = {j: math.comb(n, j) * b ** j * (1 - b) ** (n - j) for j in range(k, n + 1)}
     pmf[0] = 1 - sum(pmf.values())
-    assert g_test_pvalue(dict(sizes), pmf, trials) > 1e-4
-
-
-def test_bernoulli_is_exact_word_by_word():
-    """The lazy comparison decides U < p on the first differing 64-bit word of p's expansion."""
-    class Words:  # a stand-in generator returning scripted words
-        def __init__(self, words):
-            self.words = list(words)
-
-        def integers(self, lo, hi, size, dtype):
-            out, self.words = self.words[:size], self.words[size:]
-            return np.array(out, dtype=np.uint64)
-
-    third = Fraction(1, 3)
-    w1 = (2 ** 64) // 3  # 0x5555…5
-    # first words: below, above, equal, equal; second words for the two undecided: below, above
-    rng = Words([w1 - 1, w1 + 1, w1, w1, w1 - 1, w1 + 7])
-    assert bernoulli(4, third, rng).tolist() == [True, False, True, False]
-    # p = 1/2: one word decides, equality (U = 1/2 exactly so far) means U ≥ p
-    assert bernoulli(3, Fraction(1, 2), Words([2 ** 63 - 1, 2 ** 63, 0])).tolist() == [True, False, True]
-    freq = bernoulli(200_000, Fraction(1, 3), np.random.default_rng(3)).mean()
-    assert abs(freq - 1 / 3) < 5 * math.sqrt(2 / 9 / 200_000)
+    assert g_test_pooled(dict(sizes), pmf, trials) > 1e-4
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -201,7 +162,7 @@ def test_library_release_distribution_matches_enumeration():
     for _ in range(trials):
         release = scheme.anonymize([(v,) for v in raw], rng=rng)
         observed[frozenset((cls[0], c) for cls, c in release.counts.items())] += 1
-    assert g_test_pvalue(dict(observed), exact, trials) > 1e-4
+    assert g_test_pooled(dict(observed), exact, trials) > 1e-4
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -19,28 +19,9 @@ import pytest
 import bounds
 from bounds.procedures import (MARThreshold, mar_threshold, mcar, missing_clipped_mean, missing_histogram,
                                missing_mean, missing_sum, na_fill, observe_exactly)
+from tests.goodness_of_fit import g_test_pooled
 
 mpmath.mp.dps = 60
-
-
-def g_test_pvalue(observed: dict, probabilities: dict, trials: int) -> float:
-    assert set(observed) <= {k for k, p in probabilities.items() if p > 0}, set(observed) - set(probabilities)
-    cells, pooled_o, pooled_e = [], 0, 0.0
-    for key, p in probabilities.items():
-        e = float(p) * trials
-        if e == 0:
-            continue
-        if e < 5:
-            pooled_o += observed.get(key, 0)
-            pooled_e += e
-        else:
-            cells.append((observed.get(key, 0), e))
-    if pooled_e > 0:
-        cells.append((pooled_o, pooled_e))
-    if len(cells) == 1:  # a point mass: the support check above is the whole test
-        return 1.0
-    g = 2 * sum(o * math.log(o / e) for o, e in cells if o > 0)
-    return float(mpmath.gammainc((len(cells) - 1) / 2, g / 2, mpmath.inf, regularized=True))
 
 
 def masks(d: int):
@@ -138,7 +119,7 @@ def test_mcar_sample_distribution(rates):
     sample = mcar(rates, d).sample(n, np.random.default_rng(5))
     observed = Counter(map(tuple, sample.tolist()))
     pmf = {m: mcar_pmf(rates, m) for m in masks(d)}
-    assert g_test_pvalue(observed, pmf, n) > 1e-4
+    assert g_test_pooled(observed, pmf, n) > 1e-4
     # all-missing frequency against 1 − p* (Wilson-free: 6 standard errors)
     g = mcar(rates, d)
     freq = observed.get((True,) * d, 0) / n
@@ -152,7 +133,7 @@ def test_observe_exactly_sample_distribution(r, d):
     sample = observe_exactly(r, d).sample(n, np.random.default_rng(6))
     assert ((~sample).sum(axis=1) == r).all()
     observed = Counter(map(tuple, sample.tolist()))
-    assert g_test_pvalue(observed, {m: observe_pmf(r, d, m) for m in masks(d)}, n) > 1e-4
+    assert g_test_pooled(observed, {m: observe_pmf(r, d, m) for m in masks(d)}, n) > 1e-4
 
 
 def test_mar_sample_distribution():
@@ -170,7 +151,7 @@ def test_mar_sample_distribution():
     for rows, value in ((slice(0, n // 2), 30.0), (slice(n // 2, n), 55.0)):
         observed = Counter(map(tuple, sample[rows].tolist()))
         pmf = {m: mar_pmf(value, m, **params) for m in masks(d)}
-        assert g_test_pvalue(observed, pmf, n // 2) > 1e-4
+        assert g_test_pooled(observed, pmf, n // 2) > 1e-4
         for m in masks(d):
             assert g.probability(m, record=[value, 0, 0]) == pmf[m]
 

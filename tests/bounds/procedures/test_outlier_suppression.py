@@ -23,26 +23,13 @@ from mpmath import mp, mpf
 
 import bounds
 from tests.exact_arith import cap
+from tests.goodness_of_fit import g_test
 from bounds.procedures import (AbsoluteDifference, Discrete, Euclidean, Metric, outlier_scores, poisson_sample,
                                suppress_outliers, suppress_predicate, suppress_threshold, suppress_top_percent)
 
 ALPHA = 1e-4
 U = Fraction(1, 2 ** 53)
 DATA = Path(bounds.__file__).parent / "experiments" / "data" / "adult_clustering.csv"  # seed 000's Adult, 6 columns
-
-
-def g_test(observed: dict, expected: dict, trials: int) -> float:
-    """p-value of the G-test of observed cell counts against exact cell probabilities (Fractions summing to 1)."""
-    assert sum(expected.values()) == 1
-    assert not set(observed) - {c for c, p in expected.items() if p > 0}
-    with mp.workdps(30):
-        g = mpf(0)
-        for cell, count in observed.items():
-            if count:
-                p = expected[cell]
-                g += 2 * count * mp.log(mpf(count) / (trials * mpf(p.numerator) / p.denominator))
-        dof = sum(1 for p in expected.values() if p > 0) - 1
-        return float(mp.gammainc(mpf(dof) / 2, g / 2, mp.inf, regularized=True))
 
 
 def exact_scores(values, d, m, M) -> list[Fraction]:

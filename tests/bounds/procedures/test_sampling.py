@@ -20,24 +20,9 @@ import bounds
 from bounds.procedures import (BallsAndBinsBatches, CyclicBatches, FixedSizeBatches, PoissonBatches,
                                RandomAllocationBatches, ShuffledBatches, effective_rate, poisson_guarantee,
                                poisson_sample, sample_with_replacement, sample_without_replacement)
+from tests.goodness_of_fit import g_test
 
 ALPHA = 1e-4
-
-
-def g_test(observed: dict, expected: dict, trials: int) -> float:
-    """p-value of the G-test: observed counts per cell against exact cell probabilities (Fractions summing
-    to 1); cells never observed contribute 0 to G; unexpected cells fail outright."""
-    assert sum(expected.values()) == 1
-    unexpected = set(observed) - {c for c, p in expected.items() if p > 0}
-    assert not unexpected, f"cells of probability 0 observed: {sorted(unexpected)[:5]}"
-    with mp.workdps(30):
-        g = mpf(0)
-        for cell, count in observed.items():
-            if count:
-                p = expected[cell]
-                g += 2 * count * mp.log(mpf(count) / (trials * mpf(p.numerator) / p.denominator))
-        dof = sum(1 for p in expected.values() if p > 0) - 1
-        return float(mp.gammainc(mpf(dof) / 2, g / 2, mp.inf, regularized=True))
 
 
 def counts_of(rows) -> dict:
@@ -101,56 +86,6 @@ def test_poisson_reproducible_by_seed():
     assert np.array_equal(a, b) and np.array_equal(a, c)
 
 
-class _Words:
-    """A stand-in generator whose ``integers`` returns prescribed 64-bit words (U's binary expansion)."""
-
-    def __init__(self, *blocks):
-        self.blocks = [np.array(b, dtype=np.uint64) for b in blocks]
-
-    def integers(self, lo, hi, size, dtype):
-        assert (lo, hi, dtype) == (0, 2 ** 64, np.uint64)
-        block = self.blocks.pop(0)
-        assert block.shape == (size,)
-        return block
-
-
-def _expansion_words(p: Fraction, count: int) -> list[int]:
-    out = []
-    for _ in range(count):
-        p *= 2 ** 64
-        out.append(int(p))
-        p -= int(p)
-    return out
-
-
-def test_exact_bernoulli_decides_by_the_first_differing_word():
-    # U < p is decided word by word against p's exact binary expansion (Fractions); a tie goes to the next
-    # word; a tie on p's last word means U ≥ p
-    from bounds.procedures._float_bernoulli import bernoulli
-    p = 0.1  # a single word: 0.1·2^64 is an integer
-    [w0, w1] = _expansion_words(Fraction(p), 2)
-    assert w1 == 0
-    for draw in (lambda rng: bernoulli(p, 3, rng), lambda rng: bernoulli(np.full(3, p), 3, rng)):
-        assert draw(_Words([w0 - 1, w0, w0 + 1])).tolist() == [True, False, False]
-    p = (1 + 2.0 ** -52) * 2.0 ** -20  # two words: bits down to 2^-72
-    [w0, w1, w2] = _expansion_words(Fraction(p), 3)
-    assert w1 > 0 and w2 == 0
-    for draw in (lambda rng: bernoulli(p, 5, rng), lambda rng: bernoulli(np.full(5, p), 5, rng)):
-        got = draw(_Words([w0 - 1, w0 + 1, w0, w0, w0], [w1 - 1, w1, w1 + 1]))
-        assert got.tolist() == [True, False, True, False, False]
-
-
-def test_exact_bernoulli_tiny_rate_by_words():
-    # p = 2^-70: word 0 is 0, word 1 is 2^58: only U with first word 0 and second word < 2^58 succeeds
-    from bounds.procedures._float_bernoulli import bernoulli
-    p = 2.0 ** -70
-    assert _expansion_words(Fraction(p), 2) == [0, 2 ** 58]
-    rng = _Words([0, 0, 1], [2 ** 58 - 1, 2 ** 58])
-    assert bernoulli(p, 3, rng).tolist() == [True, False, False]
-    rng = _Words([0, 0, 1], [2 ** 58 - 1, 2 ** 58])
-    assert bernoulli(np.full(3, p), 3, rng).tolist() == [True, False, False]
-
-
 def test_effective_rate_is_the_rate():
     for p in [0.0, 1.0, 0.5, 0.1, 1 / 3, 5e-324]:
         assert effective_rate(p) == p
@@ -170,18 +105,10 @@ def test_poisson_guarantee_uses_the_largest_rate():
 
 
 # ------------------------------------------------------------------------------------- without replacement
-def test_without_replacement_uniform_subsets():
-    n, m, trials = 5, 2, 60_000
-    g = np.random.default_rng(5)
-    obs = counts_of(tuple(sample_without_replacement(n, m, rng=g).tolist()) for _ in range(trials))
-    expected = {c: Fraction(1, math.comb(n, m)) for c in itertools.combinations(range(n), m)}
-    assert g_test(obs, expected, trials) > ALPHA
-
-
-def test_without_replacement_large_m_uniform_subsets():
-    # m close to n takes numpy's other branch (a partial shuffle): uniform too
-    n, m, trials = 6, 5, 30_000
-    g = np.random.default_rng(6)
+# m close to n takes numpy's other branch (a partial shuffle): uniform too
+@pytest.mark.parametrize("n, m, trials, seed", [(5, 2, 60_000, 5), (6, 5, 30_000, 6)])
+def test_without_replacement_uniform_subsets(n, m, trials, seed):
+    g = np.random.default_rng(seed)
     obs = counts_of(tuple(sample_without_replacement(n, m, rng=g).tolist()) for _ in range(trials))
     expected = {c: Fraction(1, math.comb(n, m)) for c in itertools.combinations(range(n), m)}
     assert g_test(obs, expected, trials) > ALPHA
