@@ -49,24 +49,25 @@ def _cf_float(x: float, a: float, b: float) -> float:
     raise ArithmeticError("incomplete beta continued fraction did not converge")  # pragma: no cover
 
 
-def _ibeta_float(x: float, a: float, b: float) -> float:
-    """Regularised incomplete beta I_x(a, b) in floats (a search aid only; never the returned statement)."""
+def _ibeta_float(x: float, a: float, b: float, log_beta: float, swapped: bool = False) -> float:
+    """Regularised incomplete beta I_x(a, b) in floats (a search aid only; never the returned statement);
+    ``log_beta`` = ln B(a, b), computed once in mpmath (lgamma differences cancel catastrophically for large
+    arguments)."""
     if x <= 0.0:
         return 0.0
     if x >= 1.0:
         return 1.0
-    if x > (a + 1.0) / (a + b + 2.0):
-        return 1.0 - _ibeta_float(1.0 - x, b, a)
-    log_front = (a * math.log(x) + b * math.log1p(-x) - math.log(a)
-                 - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)))
+    if not swapped and x > (a + 1.0) / (a + b + 2.0):   # the fraction converges fast below the mean
+        return 1.0 - _ibeta_float(1.0 - x, b, a, log_beta, True)
+    log_front = a * math.log(x) + b * math.log1p(-x) - math.log(a) - log_beta
     return math.exp(log_front) * _cf_float(x, a, b)
 
 
-def _ibeta_mp(x: Any, a: int, b: int) -> Any:
+def _ibeta_mp(x: Any, a: int, b: int, swapped: bool = False) -> Any:
     """Regularised incomplete beta I_x(a, b) in mpmath (current precision), integer a, b ≥ 1, 0 < x < 1."""
     x = mpmath.mpf(x)
-    if x > mpmath.mpf(a + 1) / (a + b + 2):
-        return 1 - _ibeta_mp(1 - x, b, a)
+    if not swapped and x > mpmath.mpf(a + 1) / (a + b + 2):
+        return 1 - _ibeta_mp(1 - x, b, a, True)
     tiny = mpmath.mpf(10) ** (-(mpmath.mp.dps * 4))
     eps = mpmath.mpf(10) ** (-(mpmath.mp.dps - 3))
     c, d = mpmath.mpf(1), 1 - (a + b) * x / (a + 1)
@@ -95,11 +96,11 @@ def _ibeta_mp(x: Any, a: int, b: int) -> Any:
     return mpmath.exp(log_front) * h
 
 
-def _upper_tail(p: float, k: int, n: int, exact: bool) -> Any:
-    """P_p(X ≥ k) for X ~ Bin(n, p), 1 ≤ k ≤ n."""
+def _upper_tail(p: float, k: int, n: int, exact: bool, log_beta: float = 0.0) -> Any:
+    """P_p(X ≥ k) for X ~ Bin(n, p), 1 ≤ k ≤ n (floats: ``log_beta`` = ln B(k, n − k + 1))."""
     if exact:
         return _ibeta_mp(p, k, n - k + 1) if 0.0 < p < 1.0 else mpmath.mpf(1 if p >= 1.0 else 0)
-    return _ibeta_float(p, float(k), float(n - k + 1))
+    return _ibeta_float(p, float(k), float(n - k + 1), log_beta)
 
 
 def _lower_limit(k: int, n: int, level: float) -> float:
@@ -110,11 +111,13 @@ def _lower_limit(k: int, n: int, level: float) -> float:
     if k == n:
         guess = level ** (1.0 / n)
     else:
-        for _ in range(200):
+        with mpmath.workdps(20):
+            log_beta = float(mpmath.log(mpmath.beta(k, n - k + 1)))
+        for _ in range(2000):
             mid = 0.5 * (lo + hi)
             if mid in (lo, hi):
                 break
-            if _upper_tail(mid, k, n, False) <= level:
+            if _upper_tail(mid, k, n, False, log_beta) <= level:
                 lo = mid
             else:
                 hi = mid
@@ -137,6 +140,13 @@ def _upper_limit(k: int, n: int, level: float) -> float:
     lower = _lower_limit(n - k, n, level)
     up = 1.0 - lower
     return up if Fraction(up) >= 1 - Fraction(lower) else math.nextafter(up, 2.0)
+
+
+def _alpha(confidence: float) -> float:
+    """1 − confidence rounded down (the error level must not exceed the one asked for; /2, /4 are exact)."""
+    exact = 1 - Fraction(confidence)
+    a = float(exact)
+    return a if Fraction(a) <= exact else math.nextafter(a, 0.0)
 
 
 def clopper_pearson(events: Any, trials: Any, *, confidence: float = 0.95, side: str = "two-sided"
@@ -167,6 +177,13 @@ def clopper_pearson(events: Any, trials: Any, *, confidence: float = 0.95, side:
     -------
     tuple of float
 
+    Raises
+    ------
+    ValueError
+        If a count is negative, not an integer, or events > trials; confidence outside (0, 1); an unknown side.
+    TypeError
+        For strings, bools, complex numbers or None.
+
     Examples
     --------
     >>> from bounds.audit import clopper_pearson
@@ -179,7 +196,7 @@ def clopper_pearson(events: Any, trials: Any, *, confidence: float = 0.95, side:
     k = count(fn, "events", events)
     if k > n:
         raise ValueError(f"{fn}: events = {k} must be ≤ trials = {n}")
-    alpha = 1.0 - real(fn, "confidence", confidence, 0.0, 1.0, lo_open=True, hi_open=True)
+    alpha = _alpha(real(fn, "confidence", confidence, 0.0, 1.0, lo_open=True, hi_open=True))
     if side not in ("two-sided", "lower", "upper"):
         raise ValueError(f"{fn}: side = {side!r} is not one of 'two-sided', 'lower', 'upper'")
     level = alpha / 2 if side == "two-sided" else alpha
@@ -252,6 +269,13 @@ def epsilon_lower_bound(events_1: Any, trials_1: Any, events_0: Any, trials_0: A
     -------
     float or LowerBound
 
+    Raises
+    ------
+    ValueError
+        If a count is negative, not an integer or above its trials; δ outside [0, 1]; confidence outside (0, 1).
+    TypeError
+        For strings, bools, complex numbers or None.
+
     Examples
     --------
     >>> from bounds.audit import epsilon_lower_bound
@@ -270,7 +294,7 @@ def epsilon_lower_bound(events_1: Any, trials_1: Any, events_0: Any, trials_0: A
     if k0 > n0:
         raise ValueError(f"{fn}: events_0 = {k0} must be ≤ trials_0 = {n0}")
     d = real(fn, "delta", delta, 0.0, 1.0)
-    alpha = 1.0 - real(fn, "confidence", confidence, 0.0, 1.0, lo_open=True, hi_open=True)
+    alpha = _alpha(real(fn, "confidence", confidence, 0.0, 1.0, lo_open=True, hi_open=True))
     level = alpha / 4
     p1_lo, p1_hi = _lower_limit(k1, n1, level), _upper_limit(k1, n1, level)
     p0_lo, p0_hi = _lower_limit(k0, n0, level), _upper_limit(k0, n0, level)

@@ -3,8 +3,8 @@ exact privacy profile δ(ε) of that pair — no sampling error, no truncation o
 
 The procedure enters through its keep probabilities: every procedure of SYSTEMS §1.1 keeps each record
 independently (Poisson sampling with rate p: keep probability p; outlier-score suppression: 1 − out_D(x)), so
-``keep_probabilities(data)`` (e.g. ``1 - outlier_scores(data, metric, m, M)``, the implementation's own
-scores) determines the distribution of the kept multiset.  The weighted count S = Σ_{kept} w(x) then has an
+``keep_probabilities(data)`` (e.g. the exact complements ``1 − Fraction(s)`` of ``outlier_scores(data, metric,
+m, M)``, the implementation's own scores) determines the distribution of the kept multiset.  The weighted count S = Σ_{kept} w(x) then has an
 exact Poisson-binomial distribution (records grouped by (weight, probability), binomial pmfs convolved), and
 the mechanism's output distribution follows exactly, geometric tails in closed form
 (:meth:`NoisyCount.output_pmf`).  A procedure whose records are not kept independently (a fixed-size batch,
@@ -17,6 +17,7 @@ create one.
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 from typing import Any, Callable
 
 import mpmath
@@ -45,23 +46,34 @@ def _binomial_pmf(g: int, p: Any) -> list:
     return out
 
 
+def _exact(function: str, x: Any) -> Fraction:
+    """A probability as an exact rational (floats, ints, numpy numbers and Fractions; NaN/inf refused)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, Fraction, np.integer, np.floating)):
+        raise TypeError(f"{function}: probability {x!r} is not a real number")
+    if isinstance(x, (float, np.floating)) and not np.isfinite(x):
+        raise ValueError(f"{function}: keep probability {x!r} is outside [0, 1] (the procedure's scores are not "
+                         f"probabilities)")
+    f = Fraction(x) if not isinstance(x, np.floating) else Fraction(float(x))
+    if not 0 <= f <= 1:
+        raise ValueError(f"{function}: keep probability {float(f)!r} is outside [0, 1] (the procedure's scores "
+                         f"are not probabilities)")
+    return f
+
+
 def statistic_pmf(keep_probabilities: Any, weights: Any) -> dict[int, Any]:
     """Exact pmf of S = Σ_i w_i B_i, B_i ~ Bernoulli(keep_probabilities[i]) independent, w_i ∈ {−1, 0, 1}.
 
-    Returns a dict {s: P(S = s)} (mpmath numbers; call inside ``mpmath.workdps``)."""
-    p = np.asarray(keep_probabilities, dtype=np.float64)
+    Probabilities may be floats or ``Fraction``s (e.g. ``1 - Fraction(score)``, exact); each is taken as an exact
+    rational.  Returns a dict {s: P(S = s)} (mpmath numbers; call inside ``mpmath.workdps``)."""
+    p = [_exact("statistic_pmf", x) for x in np.asarray(keep_probabilities, dtype=object).reshape(-1)]
     w = np.asarray(weights, dtype=np.int64)
-    if p.shape != w.shape or p.ndim != 1:
+    if np.ndim(keep_probabilities) != 1 or w.shape != (len(p),):
         raise ValueError("statistic_pmf: keep_probabilities and weights must be 1-D of equal length")
-    if not np.all((p >= 0) & (p <= 1)):
-        bad = p[~((p >= 0) & (p <= 1))][0]
-        raise ValueError(f"statistic_pmf: keep probability {bad!r} is outside [0, 1] (the procedure's scores "
-                         f"are not probabilities)")
     pmf: dict[int, Any] = {0: mpmath.mpf(1)}
-    for (wi, pi), g in sorted(Counter(zip(w.tolist(), p.tolist())).items()):
+    for (wi, pi), g in sorted(Counter(zip(w.tolist(), p)).items()):
         if wi == 0:
             continue
-        group = _binomial_pmf(g, mpmath.mpf(pi))
+        group = _binomial_pmf(g, mpmath.mpf(pi.numerator) / pi.denominator)
         new: dict[int, Any] = {}
         for s, ps in pmf.items():
             for j, pj in enumerate(group):
@@ -174,7 +186,8 @@ def exact_audit(keep_probabilities: Callable[[Any], Any], mechanism: Any, datase
     ----------
     keep_probabilities : callable
         ``keep_probabilities(data)`` → one probability in [0, 1] per record, from the implementation under
-        test (e.g. ``lambda d: 1 - outlier_scores(d, metric, m, M)``).
+        test: floats or ``Fraction``s, each taken as an exact rational (e.g.
+        ``lambda d: [1 - Fraction(s) for s in outlier_scores(d, metric, m, M)]``, exact complements).
     mechanism : NoisyCount or RandomizedResponse
         An ε-DP mechanism of the kept records.
     dataset_0, dataset_1 : array_like
@@ -187,6 +200,14 @@ def exact_audit(keep_probabilities: Callable[[Any], Any], mechanism: Any, datase
     Returns
     -------
     AuditResult
+
+    Raises
+    ------
+    ValueError
+        If a probability is outside [0, 1] or the callables return the wrong shape, weights are not in
+        {−1, 0, 1}, or the claim is outside ε ≥ 0, 0 ≤ δ ≤ 1.
+    TypeError
+        If the mechanism is not a :class:`NoisyCount` or :class:`RandomizedResponse`, the claim is not a pair.
 
     Examples
     --------
@@ -209,7 +230,7 @@ def exact_audit(keep_probabilities: Callable[[Any], Any], mechanism: Any, datase
     pmfs = []
     with mpmath.workdps(_DPS):
         for data in (dataset_0, dataset_1):
-            p = np.asarray(keep_probabilities(data), dtype=np.float64)
+            p = np.asarray(keep_probabilities(data), dtype=object)
             if p.shape != (len(data),):
                 raise ValueError(f"{fn}: keep_probabilities(data) must return shape ({len(data)},), got {p.shape}")
             pmfs.append(statistic_pmf(p, weights_of(mechanism.weights, data, fn)))

@@ -137,6 +137,15 @@ def monte_carlo_audit(procedure: Callable, mechanism: Any, dataset_0: Any, datas
     -------
     AuditResult
 
+    Raises
+    ------
+    ValueError
+        If the procedure returns the wrong kind or shape, trials < 2, confidence outside (0, 1), or the claim
+        is outside ε ≥ 0, 0 ≤ δ ≤ 1.
+    TypeError
+        If the mechanism is not a :class:`NoisyCount` or :class:`RandomizedResponse`, or the procedure is not
+        callable.
+
     Examples
     --------
     >>> import numpy as np, bounds

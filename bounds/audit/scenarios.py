@@ -29,6 +29,7 @@ the designs are in the docstrings of the builders):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable
 
 import mpmath
@@ -82,10 +83,11 @@ class Scenario:
                                  output=self.output, progress=progress, chunk=chunk, scenario=self.name)
 
 
-def _ln1p_scaled(p: float, epsilon: float) -> float:
+def _ln1p_scaled(p: Any, epsilon: float) -> float:
     """ln(1 + p(e^ε − 1)) in mpmath, rounded to nearest (the tight T1/T2 value, a reference only)."""
     with mpmath.workdps(50):
-        return float(mpmath.log1p(mpmath.mpf(p) * mpmath.expm1(mpmath.mpf(epsilon))))
+        q = mpmath.mpf(p.numerator) / p.denominator if isinstance(p, Fraction) else mpmath.mpf(p)
+        return float(mpmath.log1p(q * mpmath.expm1(mpmath.mpf(epsilon))))
 
 
 def _indicator(value: float) -> Callable:
@@ -133,7 +135,7 @@ def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callabl
         "swor-rr", "sampling without replacement + randomized response on the substituted record (T2, tight)",
         d0, d1, RandomizedResponse(epsilon, weights=_indicator(1.0)),
         bounds.without_replacement(epsilon, 0.0, m, n), lambda d, rng: sample(d, m, rng=rng), output="indices",
-        keep_probabilities=lambda d: np.full(len(d), m / n), expected=_ln1p_scaled(m / n, epsilon),
+        keep_probabilities=lambda d: [Fraction(m, n)] * len(d), expected=_ln1p_scaled(Fraction(m, n), epsilon),
         relation="substitution", parameters={"epsilon": epsilon, "m": m, "n": n})
 
 
@@ -156,7 +158,8 @@ def _suppression(name: str, description: str, d0: Any, d1: Any, metric: Any, m: 
             run = lambda d, rng: suppressor(d, metric, m, M, rng)  # noqa: E731
         else:
             run = lambda d, rng: ~(rng.random(len(d)) < scores(d, metric, m, M))  # noqa: E731
-    keep = None if score_fn is None else (lambda d: 1.0 - np.asarray(score_fn(d, metric, m, M), dtype=float))
+    # keep = 1 − score exactly (a float subtraction could round the probability the wrong way)
+    keep = None if score_fn is None else (lambda d: [1 - Fraction(float(x)) for x in score_fn(d, metric, m, M)])
     return Scenario(name, description, d0, d1, mechanism, bounds.outlier_score_suppression(epsilon, 0.0, m, M),
                     run, keep_probabilities=keep, parameters={"epsilon": epsilon, "m": m, "M": M, **parameters})
 
@@ -290,6 +293,23 @@ SCENARIOS: dict[str, Callable[..., Scenario]] = {
 
 def scenario(name: str, **parameters: Any) -> Scenario:
     """The built-in scenario ``name`` (see the module docstring), with its builder's keyword parameters.
+
+    Parameters
+    ----------
+    name : str
+        One of ``SCENARIOS``.
+    **parameters
+        Keyword parameters of the builder (ε of the mechanism, rates, sizes; ``scores``/``suppressor`` or
+        ``sampler`` to audit another implementation).
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or a parameter outside its domain.
 
     Examples
     --------

@@ -162,3 +162,14 @@ def test_rejects_bad_arguments() -> None:
     assert epsilon_lower_bound(np.int64(9), np.int32(10), 1.0, 10) == epsilon_lower_bound(9, 10, 1, 10)
     lo, hi = clopper_pearson(2**53 + 1, 2**53 + 1)
     assert hi == 1.0 and 0.99 < lo < 1.0
+
+
+@pytest.mark.parametrize("k,n", [(2**53, 2**53 + 1), (1, 2**53), (2**52, 2**53), (10**8, 10**9)])
+def test_huge_counts(k: int, n: int) -> None:
+    """Counts up to 2⁵³: no recursion loop where (a + 1)/(a + b + 2) rounds, no lgamma cancellation (ln B
+    from mpmath); limits ordered around k/n, within a few standard errors."""
+    lo, hi = clopper_pearson(k, n)
+    p = k / n
+    sd = math.sqrt(max(p * (1 - p), 1.0 / n) / n)
+    assert 0.0 < lo <= p <= hi <= 1.0
+    assert p - lo < 6 * sd + 1e-15 and hi - p < 6 * sd + 1e-15
