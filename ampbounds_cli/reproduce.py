@@ -36,7 +36,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--mechanism", nargs="+", metavar="NAME",
                    help="mean: laplace gaussian; mode: laplace gaussian exponential expmech; dplloyd: laplace; "
                         "kmedian: expmech (default: all)")
-    p.add_argument("--epsilon", nargs="+", type=float, metavar="EPS", help="target ε values (default 0.25 0.5 1 2; dplloyd, kmedian: 0.25 1)")
+    p.add_argument("--epsilon", nargs="+", type=float, metavar="EPS",
+                   help="target ε values (default 0.25 0.5 1 2; dplloyd, kmedian: 0.25 1)")
     p.add_argument("--delta", type=float, help="target δ of the Gaussian variants (default 1/n²)")
     p.add_argument("--rates", nargs="+", type=float, metavar="P",
                    help="sampling (keep) rates p ∈ (0, 1]; m = M = 1 − p")
@@ -44,7 +45,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--grid", choices=("sampling", "suppression", "both"),
                    help="without --rates/--pairs: which default grid (default both)")
     p.add_argument("--variants", nargs="+", choices=VARIANTS, metavar="V", help="subset of " + ", ".join(VARIANTS))
-    p.add_argument("--repetitions", type=int, help="repetitions per cell (default 50; dplloyd 10, kmedian 5; --full: the paper's)")
+    p.add_argument("--repetitions", type=int,
+                   help="repetitions per cell (default 50; dplloyd 10, kmedian 5; --full: the paper's)")
     p.add_argument("--seed", type=int, default=0, help="seed of the per-cell SeedSequences (default 0)")
     p.add_argument("--full", action="store_true",
                    help="the paper's grids (rates 1, 0.99, …, 0.01 and the triangle) and repetitions; "
@@ -140,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         from bounds.experiments.output import summary_lines
 
-        head = (f"{args.experiment}: {kwargs.get('dataset', '')}/{kwargs.get('column', '')} "
+        where = f"{kwargs['dataset']}/{kwargs['column']}, " if "column" in kwargs else ""
+        head = (f"{args.experiment}: {where}"
                 f"{repetitions} repetitions, seed {args.seed}, errata "
                 f"{','.join(errata.names) or 'fixed'}; utility (lower is better) per variant")
         write("\n".join([head, *summary_lines(records)]))

@@ -24,7 +24,8 @@ from .runner import (SAMPLING_RATES_FULL, SAMPLING_RATES_SHORT, TRIANGLE_01, sam
                      triangle_pairs)
 
 __all__ = ["VARIANTS", "Budget", "variant_budget", "ERRATA_NAMES", "FAITHFUL", "FIXED", "Errata",
-           "reproduce_mean", "reproduce_mode", "reproduce_dplloyd", "reproduce_kmedian", "reproduce", "EXPERIMENTS", "default_pairs",
+           "reproduce_mean", "reproduce_mode", "reproduce_dplloyd", "reproduce_kmedian", "reproduce",
+           "EXPERIMENTS", "default_pairs",
            "estimate_cpu_seconds", "sampling_pairs", "triangle_pairs", "write_csv"]
 
 

@@ -5,7 +5,7 @@
 | ``M`` | D | (ε, δ) | (ε, δ) |
 | ``MoS`` | S(D) | (ε, δ) | (ε^S(ε, m, M), (1 − m)δ) — weaker |
 | ``M_suppressed_budget`` | D | (ε^S(ε, m, M), (1 − m)δ) | the same as ``MoS`` |
-| ``MoS_calibrated`` | S(D) | (ε'', δ'') with ε^S(ε'', m, M) = ε, δ'' = δ/(1 − m) | (ε, δ) — the fair comparison with ``M`` |
+| ``MoS_calibrated`` | S(D) | (ε'', δ''): ε^S(ε'', m, M) = ε, δ'' = δ/(1 − m) | (ε, δ): the fair comparison |
 
 ε^S and ε'' come from the library (SPEC T14: ``bounds.outlier_score_suppression`` and
 ``bounds.outlier_score_suppression_inverse``, the latter rounded down, so the calibrated release is never above

@@ -4,15 +4,21 @@ The default, :data:`FIXED`, is the corrected experiment; :data:`FAITHFUL` switch
 authors' code at commit ``b03f650`` of ``kit-ps/Sampling-and-Suppression-in-DP-USENIX-26`` does).  Any subset can
 be chosen by name (``Errata.parse("gaussian_delta,sum_sensitivity")``, CLI ``--faithful-errata``).
 
-| name | erratum (SYSTEMS §1.4) | fixed | faithful |
-|---|---|---|---|
-| ``gaussian_delta`` | 1 | analytic Gaussian σ with its δ constraint (T10, ``bounds.gaussian_sigma``) | the authors' σ: an unconstrained minimisation that ignores δ (4–38 % too small; needs scipy, as theirs) |
-| ``kmedian_metric`` | 2 | average cost cost(F)/\\|D\\| | exp(−ε′·cost)/\\|D\\| (≈ 1/\\|sample\\|) |
-| ``inverse_search`` | 3 | ε'' from ``bounds.outlier_score_suppression_inverse`` | ε'' = ε (the search's start point) at (ε; m, M) = (0.5; 0.7, 0.8) and (1; 0.6, 0.7) |
-| ``expmech_offset`` | 4 | the exponential mechanism's output is the candidate drawn | lo + the candidate (shifted by one when the range starts at 1) |
-| ``sum_sensitivity`` | 5 | add/remove sum sensitivity max(\\|lo\\|, \\|hi\\|) | hi − lo (the substitution value) |
-| ``dplloyd_data_ranges`` | 6 | DPLloyd scales with the PUBLIC ranges (metric fixed in advance, T14 applies) | scales with the data's own min and max (outside T14) |
-| ``dplloyd_noise_scale`` | (a choice, not an error) | Lap((d + 1)T/ε) per count and coordinate sum (one record's L1 contribution per iteration is d + 1) | Lap(2(dk + 1)T/ε), the authors' split |
+Each switch, its erratum number in SYSTEMS §1.4, the fixed behaviour and the faithful one:
+
+- ``gaussian_delta`` (1): fixed, the analytic Gaussian σ with its δ constraint (T10, ``bounds.gaussian_sigma``);
+  faithful, the authors' σ from an unconstrained minimisation that ignores δ (4–38 % too small; needs scipy).
+- ``kmedian_metric`` (2): fixed, the average cost cost(F)/|D|; faithful, exp(−ε′·cost)/|D| (≈ 1/|sample|).
+- ``inverse_search`` (3): fixed, ε'' from ``bounds.outlier_score_suppression_inverse``; faithful, ε'' = ε (the
+  search's start point) at (ε; m, M) = (0.5; 0.7, 0.8) and (1; 0.6, 0.7).
+- ``expmech_offset`` (4): fixed, the exponential mechanism outputs the candidate drawn; faithful, lo + that
+  candidate (shifted by one when the range starts at 1).
+- ``sum_sensitivity`` (5): fixed, the add/remove sum sensitivity max(|lo|, |hi|); faithful, hi − lo (the
+  substitution value).
+- ``dplloyd_data_ranges`` (6): fixed, DPLloyd scales with the PUBLIC ranges (the metric is fixed in advance and
+  T14 applies); faithful, with the data's own min and max (outside T14).
+- ``dplloyd_noise_scale`` (a choice, not an error): fixed, Lap((d + 1)T/ε) per count and coordinate sum (one
+  record's L1 contribution per iteration is d + 1); faithful, the authors' Lap(2(dk + 1)T/ε).
 """
 from __future__ import annotations
 

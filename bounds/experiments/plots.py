@@ -49,9 +49,10 @@ def sampling_figure(records: Sequence[dict[str, Any]], mechanism: str):
             ax.plot(p, u, style, color=c, label=f"ε = {eps:g}: {name}")
             ax.fill_between(p, np.maximum(u - 1.96 * se, 0), u + 1.96 * se, color=c, alpha=0.18, linewidth=0)
             positive.extend(u[u > 0])
-    if positive:
-        # log axis as in the paper; zeros (a mode never missed) stay visible on a linear stretch below the
-        # smallest positive value
+    if positive and len(positive) == sum(len(line.get_ydata()) for line in ax.get_lines()):
+        ax.set_yscale("log")  # as in the paper
+    elif positive:
+        # zeros (a mode never missed) stay visible on a linear stretch below the smallest positive value
         ax.set_yscale("symlog", linthresh=float(min(positive)))
     experiment = recs[0]["experiment"] if recs else ""
     where = f"{recs[0]['dataset']}/{recs[0]['column']}" if recs and recs[0].get("column") else ""

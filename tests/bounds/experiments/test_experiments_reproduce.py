@@ -184,3 +184,23 @@ def test_serial_equals_dask():
     with Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)) as c:
         distributed = reproduce_mean("census", "FICA", scheduler=c, **kw)
     assert serial == distributed
+
+
+def test_full_grid_estimate_is_measured_and_positive():
+    from bounds.experiments import default_pairs, estimate_cpu_seconds
+
+    full = default_pairs(full=True)
+    assert len(full) == 100 + 45 - 9  # rates 1, 0.99, …, 0.01 and the triangle (its diagonal is 9 of the rates)
+    est = estimate_cpu_seconds("mean", len(full), 4, 500, dataset="census", column="FICA")
+    assert 0 < est < 1e6
+
+
+def test_plots_are_written(tmp_path):
+    pytest.importorskip("matplotlib")
+    from bounds.experiments.plots import write_plots
+
+    recs = reproduce_mode("adult", "age", mechanisms=["laplace"], epsilons=[1.0],
+                          pairs=sampling_pairs([1.0, 0.5]) + triangle_pairs([0.2, 0.6]), repetitions=5, seed=0)
+    paths = write_plots(recs, tmp_path, "mode")
+    assert sorted(p.name for p in paths) == ["mode_laplace_difference.png", "mode_laplace_sampling.png"]
+    assert all(p.stat().st_size > 1000 for p in paths)
