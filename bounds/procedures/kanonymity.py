@@ -87,9 +87,8 @@ class Hierarchy:
                             "fixed table, checkably independent of the data (SPEC T15)")
         if isinstance(spec, (str, os.PathLike)):
             text = _read_text(spec, where)
-            first = text.splitlines()[0] if text else ""
-            delimiter = ";" if ";" in first else ("\t" if "\t" in first else ",")
-            spec = [row for row in csv.reader(text.splitlines(), delimiter=delimiter) if row]
+            lines = text.splitlines()
+            spec = [row for row in csv.reader(lines, delimiter=_delimiter(lines[0] if lines else "")) if row]
         if isinstance(spec, Mapping):
             items = [(value, gens) for value, gens in spec.items()]
         elif isinstance(spec, Iterable):
@@ -194,14 +193,17 @@ def _read_text(path: Any, what: str) -> str:
         raise ValueError(f"safe_k_anonymize: cannot read the {what} from {os.fspath(path)!r}: {error}") from None
 
 
+def _delimiter(first_line: str) -> str:
+    """The separator of a CSV table or ARX hierarchy file: ``;`` if the first line has one, else tab, else ``,``."""
+    return ";" if ";" in first_line else ("\t" if "\t" in first_line else ",")
+
+
 def _read_csv(path: Any) -> tuple[list[str], list[tuple]]:
     text = _read_text(path, "table")
     lines = text.splitlines()
     if not lines:
         raise ValueError(f"safe_k_anonymize: the CSV file {os.fspath(path)!r} is empty")
-    first = lines[0]
-    delimiter = ";" if ";" in first else ("\t" if "\t" in first else ",")
-    reader = csv.reader(lines, delimiter=delimiter)
+    reader = csv.reader(lines, delimiter=_delimiter(lines[0]))
     header = [h.strip() for h in next(reader)]
     return header, [tuple(row) for row in reader if row]
 

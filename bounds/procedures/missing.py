@@ -195,9 +195,7 @@ class MCAR(MaskGenerator):
 
     def supports(self, mask: np.ndarray, data: Any = None) -> np.ndarray:
         """No feature with π_j = 0 missing, none with π_j = 1 observed."""
-        never = np.array([r == 0 for r in self.rates])
-        always = np.array([r == 1 for r in self.rates])
-        return ~(mask & never).any(axis=1) & ~(~mask & always).any(axis=1)
+        return _allowed(mask, np.array([r == 0 for r in self.rates]), np.array([r == 1 for r in self.rates]))
 
     def sample(self, n: int, rng: Any = None, *, data: Any = None) -> np.ndarray:
         """An (n, d) boolean mask, True = missing, exactly Bernoulli(π_j) per entry."""
@@ -299,11 +297,10 @@ class MARThreshold(MaskGenerator):
         """All missing only if dropout > 0; otherwise the driver observed and the others allowed by its rate."""
         if data is None:
             raise ValueError("MARThreshold.supports: data is required (the driver's values set the rates)")
-        driver = np.asarray(data, dtype=np.float64)[:, self.driver]
-        rates = [self.rate_below if v < self.threshold else self.rate_above for v in driver.tolist()]
-        others = np.delete(mask, self.driver, axis=1)
-        ok = np.array([not (r == 0 and row.any()) and not (r == 1 and (~row).any()) for r, row in zip(rates, others)],
-                      dtype=bool).reshape(-1)
+        below = np.asarray(data, dtype=np.float64)[:, self.driver] < self.threshold  # each row's rate
+        never = np.where(below, self.rate_below == 0, self.rate_above == 0)[:, None]
+        always = np.where(below, self.rate_below == 1, self.rate_above == 1)[:, None]
+        ok = _allowed(np.delete(mask, self.driver, axis=1), never, always)
         full = mask.all(axis=1)
         return np.where(full, self.dropout > 0, ~mask[:, self.driver] & ok & (self.dropout < 1))
 
@@ -327,6 +324,12 @@ class MARThreshold(MaskGenerator):
             out[np.ix_(rows, others)] = draws
         out[bernoulli(self.dropout, n, rng)] = True  # whole-record dropout, independent of the values
         return out
+
+
+def _allowed(mask: np.ndarray, never: np.ndarray, always: np.ndarray) -> np.ndarray:
+    """Per row of ``mask``: no entry missing where its rate is 0 (``never``) and none observed where it is 1
+    (``always``); ``never``/``always`` broadcast against ``mask`` (one per feature, or one per row as a column)."""
+    return ~((mask & never) | (~mask & always)).any(axis=1)
 
 
 def _mask(gen: MaskGenerator, mask: Sequence[bool]) -> list[bool]:

@@ -256,11 +256,7 @@ class Discrete(Metric):
         self.name = "Discrete()"
 
     def _prepare(self, function: str, data: Any) -> np.ndarray:
-        if isinstance(data, (str, bytes)) or data is None:
-            raise ParameterTypeError(f"{function}: data = {_short_repr(data)} must be a sequence of records")
-        a = np.asarray(data)
-        if a.ndim == 0 or a.shape[0] == 0:
-            raise ValueError(f"{function}: data must hold at least one record, got shape {a.shape}")
+        a = super()._prepare(function, data)  # an array of at least one record
         if a.dtype.kind == "f" and np.isnan(a).any():
             raise ValueError(f"{function}: data holds NaN, which is not equal to itself: d(x, x) would be 1")
         if a.dtype.kind == "c":
