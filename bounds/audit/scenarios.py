@@ -15,8 +15,10 @@ Self-tests with known answers (SYSTEMS §2, SPEC T1, T2, T14):
   from y (the family of Λ2(0): adding y lowers every leaf's deletion probability), mechanism S + Z with
   S = #(records kept).
 
-For the suppression self-tests the exact ε of the pair is computed (it is below ε^S: the theorem is a
-supremum over all pairs and all (ε, 0)-DP mechanisms) and a Monte Carlo bound must stay below it.
+For the suppression self-tests the exact ε of the pair is computed; as N grows it tends to a closed form
+(the builders' docstrings) below Λ1(1) resp. Λ2(0) ≤ ε^S — the theorem is a supremum over all pairs and all
+(ε, 0)-DP mechanisms, and the noisy count reaches it only as ε → ∞ — and a Monte Carlo bound must stay below
+the exact value.
 
 Scenarios that catch implementation mistakes (each refutes the buggy procedure and passes the correct one;
 the designs are in the docstrings of the builders):
@@ -168,7 +170,10 @@ def suppression_copies(epsilon: float = 1.0, m: float = 0.1, M: float = 0.5, cop
                        scores: Callable | None = None, suppressor: Callable | None = None) -> Scenario:
     """N copies of x = 0 and y = 1 at distance 1 (``AbsoluteDifference(0, 1)``), mechanism S + Z with
     S = 𝟙[y kept] − #(copies kept).  Adding y raises each copy's deletion probability from m to
-    m + (M − m)/(N + 1): the family that attains Λ1(1) = ln(F − (F − 1)M) + M/m − 1 of T14 as N → ∞."""
+    m + (M − m)/(N + 1): the family that attains Λ1(1) = ln(F − (F − 1)M) + M/m − 1 of T14 as N → ∞.
+    Known answer: the exact ε of the pair is the upper tail's ratio of moment generating functions and rises,
+    with a gap O(1/N), to L = ln(M + (1 − M)F) + (M − m)(F − 1)/(mF + 1 − m) ≤ Λ1(1) (F = e^ε; equal as
+    F → ∞): the noisy count is one mechanism, the theorem a supremum over all of them."""
     from ..procedures import AbsoluteDifference
 
     d0 = np.zeros(count("suppression_copies", "copies", copies, minimum=1))
@@ -195,7 +200,8 @@ def suppression_star(epsilon: float = 1.0, m: float = 0.1, M: float = 0.5, leave
     """y = 0 the centre of a star with N leaves 1..N (:func:`star_metric`), mechanism S + Z with S = #kept.
     Adding y lowers each leaf's deletion probability (its score moves from m + (M − m)(N − 1)/N towards
     M − (M − m)/2 · 3/(N + 1)): the family of Λ2(0) = ln(F − (F − 1)B) + (M − m)/(2(1 − M)), B = (m + M)/2,
-    which it attains as N → ∞ for the event "every leaf kept"."""
+    which it attains as N → ∞ for the event "every leaf kept".  Known answer: the exact ε of the pair rises,
+    with a gap O(1/N), to L = ln(B + (1 − B)F) + (M − m)(F − 1)/(2(M + (1 − M)F)) ≤ Λ2(0)."""
     d0 = np.arange(1, count("suppression_star", "leaves", leaves, minimum=1) + 1, dtype=float)
     mech = NoisyCount(epsilon)
     return _suppression("suppression-star", "outlier-score suppression, y the centre of a star of N leaves",

@@ -4,6 +4,7 @@ answers (T1, T2 tight) and the suppression self-tests (exact ε ≤ ε^S, Monte 
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import mpmath
@@ -143,11 +144,25 @@ def test_suppression_scenarios_exact_epsilon(name: str, kw: dict) -> None:
     assert r.epsilon == pytest.approx(ref, rel=1e-12)   # the library's scores are within 2⁻⁴⁹ of exact
 
 
-def test_suppression_copies_approaches_its_limit() -> None:
-    """The exact ε of the copies family grows with N and stays below ε^S (the noisy count is one (ε, 0)-DP
-    mechanism; the theorem is a supremum over all of them and over all pairs)."""
-    vals = [scenario("suppression-copies", epsilon=2.0, m=0.3, M=0.5, copies=N).exact().epsilon for N in (5, 20, 80)]
-    assert vals[0] < vals[1] < vals[2] < bounds.outlier_score_suppression(2.0, 0.0, 0.3, 0.5).epsilon
+@pytest.mark.parametrize("eps,m,M", [(1.0, 0.1, 0.5), (2.0, 0.3, 0.5), (4.0, 0.2, 0.8)])
+def test_suppression_families_approach_their_closed_form_limits(eps: float, m: float, M: float) -> None:
+    """Known answers of the suppression self-tests.  The noisy count's upper tail has the ratio of moment
+    generating functions; as N → ∞ it tends to
+    copies: L = ln(M + (1 − M)F) + (M − m)(F − 1)/(mF + 1 − m)   (→ Λ1(1) = ln(F − (F − 1)M) + M/m − 1 as F → ∞),
+    star:   L = ln(B + (1 − B)F) + (M − m)(F − 1)/(2(M + (1 − M)F)), B = (m + M)/2   (→ Λ2(0) as F → ∞).
+    The exact ε of the pair rises to L with a gap O(1/N), and L ≤ Λ ≤ ε^S."""
+    F = math.exp(eps)
+    B = (m + M) / 2
+    cases = {"suppression-copies": ("copies", math.log(M + (1 - M) * F) + (M - m) * (F - 1) / (m * F + 1 - m),
+                                    math.log(F - (F - 1) * M) + M / m - 1),
+             "suppression-star": ("leaves", math.log(B + (1 - B) * F) + (M - m) * (F - 1) / (2 * (M + (1 - M) * F)),
+                                  math.log(F - (F - 1) * B) + (M - m) / (2 * (1 - M)))}
+    certified = bounds.outlier_score_suppression(eps, 0.0, m, M).epsilon
+    for name, (key, limit, lam) in cases.items():
+        gaps = [limit - scenario(name, epsilon=eps, m=m, M=M, **{key: N}).exact().epsilon for N in (100, 400, 1600)]
+        assert 0 < gaps[2] < gaps[1] < gaps[0]
+        assert gaps[1] < gaps[0] / 3 and gaps[2] < gaps[1] / 3          # O(1/N): a factor 4 per step
+        assert limit <= lam <= certified * (1 + 1e-15)
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
