@@ -3,12 +3,13 @@ exact privacy profile δ(ε) of that pair — no sampling error, no truncation o
 
 The procedure enters through its keep probabilities: every procedure of SYSTEMS §1.1 keeps each record
 independently (Poisson sampling with rate p: keep probability p; outlier-score suppression: 1 − out_D(x)), so
-``keep_probabilities(data)`` (e.g. the exact complements ``1 − Fraction(s)`` of ``outlier_scores(data, metric,
-m, M)``, the implementation's own scores) determines the distribution of the kept multiset.  The weighted count S = Σ_{kept} w(x) then has an
-exact Poisson-binomial distribution (records grouped by (weight, probability), binomial pmfs convolved), and
-the mechanism's output distribution follows exactly, geometric tails in closed form
-(:meth:`NoisyCount.output_pmf`).  A procedure whose records are not kept independently (a fixed-size batch,
-scores recomputed after each deletion) is audited by Monte Carlo instead, or through ``statistic_pmfs``.
+``keep_probabilities(data)`` (e.g. the exact complements ``1 − Fraction(s)`` of ``outlier_scores(data,
+metric, m, M)``, the implementation's own scores) determines the distribution of the kept multiset.  The
+weighted count S = Σ_{kept} w(x) then has an exact Poisson-binomial distribution (records grouped by (weight,
+probability), binomial pmfs convolved), and the mechanism's output distribution follows exactly, geometric
+tails in closed form (:meth:`NoisyCount.output_pmf`).  A procedure whose records are not kept independently
+(a fixed-size batch, scores recomputed after each deletion) is audited by Monte Carlo instead, or through the
+pmfs of its statistic (:func:`exact_epsilon`, :func:`privacy_profile`) computed from a model of it.
 
 Arithmetic: mpmath at 50 digits; the probabilities' relative error is below 1e-40, and a refutation is reported
 only when the exact δ at the claimed ε exceeds the claimed δ by more than 1e-30 (absolute), so rounding cannot
