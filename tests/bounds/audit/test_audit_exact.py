@@ -78,7 +78,11 @@ def test_noisy_count_distribution_and_epsilon_against_direct_sums(eps: float) ->
         F = mpmath.exp(e_probe)
         d10 = mpmath.fsum(max(b - F * c, 0) for c, b in zip(D0, D1))
         d01 = mpmath.fsum(max(c - F * b, 0) for c, b in zip(D0, D1))
-    assert privacy_profile(mech, pm0, pm1, e_probe) == pytest.approx(float(max(d10, d01)), rel=1e-12)
+    delta_direct = float(max(d10, d01))
+    assert privacy_profile(mech, pm0, pm1, e_probe) == pytest.approx(delta_direct, rel=1e-12)
+    # ε at δ: the smallest ε with δ(ε) ≤ δ; at the directly summed δ(e_probe) it is e_probe (δ decreasing)
+    assert exact_epsilon(mech, pm0, pm1, delta_direct) == pytest.approx(e_probe, rel=1e-10)
+    assert exact_epsilon(mech, pm0, pm1, 1.0) == 0.0
 
 
 @pytest.mark.parametrize("eps,rate", [(0.1, 0.5), (1.0, 0.1), (1.0, 0.01), (5.0, 0.3)])
