@@ -11,7 +11,7 @@ module per experiment (``mean``, ``mode``, ``dplloyd``, ``kmedian``), ``output``
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any
 
 from .budgets import VARIANTS, Budget, variant_budget
 from .errata import ERRATA_NAMES, FAITHFUL, FIXED, Errata

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 

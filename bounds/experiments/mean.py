@@ -112,17 +112,28 @@ def reproduce_mean(dataset: str = "census", column: str = "FICA", *,
     ['M', 'MoS', 'M_suppressed_budget', 'MoS_calibrated']
     """
     public_range(dataset, column)
+    _check_reps(repetitions, seed, mechanisms, delta)
     for mech in mechanisms:
         if mech not in MEAN_MECHANISMS:
             raise ValueError(f"mechanism = {mech!r} is not one of {', '.join(MEAN_MECHANISMS)}")
-    _check_reps(repetitions, seed)
     spec = MeanSpec(dataset, column, tuple(mechanisms), int(repetitions), int(seed), delta, errata)
     cells = make_cells(epsilons, pairs, variants)
     return run_cells(mean_cell, spec, cells, progress=progress, label="mean", scheduler=scheduler)
 
 
-def _check_reps(repetitions: int, seed: int) -> None:
-    if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)) or repetitions < 1:
-        raise ValueError(f"repetitions = {repetitions!r} must be an integer ≥ 1")
+MAX_REPETITIONS = 10**7
+
+
+def _check_reps(repetitions: int, seed: int, mechanisms: Sequence[str] = ("",), delta: Any = None) -> None:
+    """Validate the arguments every experiment shares (clear ValueError naming the parameter)."""
+    if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)) or \
+            not 1 <= repetitions <= MAX_REPETITIONS:
+        raise ValueError(f"repetitions = {repetitions!r} must be an integer in [1, {MAX_REPETITIONS}]")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed = {seed!r} must be an integer ≥ 0")
+    if isinstance(mechanisms, str) or len(mechanisms) == 0:
+        raise ValueError(f"mechanisms = {mechanisms!r} must be a non-empty list of mechanism names")
+    if delta is not None:
+        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.integer, np.floating)) or \
+                not 0.0 < float(delta) < 1.0:
+            raise ValueError(f"delta = {delta!r} must be a real number in (0, 1) (or None: 1/n²)")

@@ -113,10 +113,10 @@ def reproduce_mode(dataset: str = "adult", column: str = "age", *,
     x = load_column(dataset, column)
     if not np.array_equal(x, np.round(x)):
         raise ValueError(f"{dataset}/{column} is not integer-valued: the mode experiment needs integer candidates")
+    _check_reps(repetitions, seed, mechanisms, delta)
     for mech in mechanisms:
         if mech not in MODE_MECHANISMS:
             raise ValueError(f"mechanism = {mech!r} is not one of {', '.join(MODE_MECHANISMS)}")
-    _check_reps(repetitions, seed)
     spec = ModeSpec(dataset, column, tuple(mechanisms), int(repetitions), int(seed), delta, errata)
     cells = make_cells(epsilons, pairs, variants)
     return run_cells(mode_cell, spec, cells, progress=progress, label="mode", scheduler=scheduler)

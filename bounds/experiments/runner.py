@@ -79,15 +79,35 @@ def make_cells(epsilons: Sequence[float], pairs: Sequence[tuple[float, float]],
                variants: Sequence[str] = VARIANTS) -> list[Cell]:
     """The cells of a grid, without duplicates, in a fixed order."""
     seen: dict[Cell, None] = {}
+    epsilons = [_real("epsilon", e) for e in epsilons]
+    pairs = [(_real("m", p[0]), _real("M", p[1])) if len(p) == 2 else _bad_pair(p) for p in pairs]
+    if not epsilons or not pairs or not variants:
+        raise ValueError("epsilons, pairs and variants must each hold at least one value")
     for eps in epsilons:
-        if not (float(eps) > 0.0 and np.isfinite(eps)):
+        if not (eps > 0.0 and np.isfinite(eps)):
             raise ValueError(f"epsilon = {eps} must be finite and > 0")
         for m, M in pairs:
+            if not (0.0 <= m <= M < 1.0) or (m == 0.0 < M):
+                raise ValueError(f"(m, M) = ({m}, {M}) must satisfy 0 < m ≤ M < 1, or m = M = 0 (no suppression)")
             for v in variants:
                 if v not in VARIANTS:
                     raise ValueError(f"variant = {v!r} is not one of {', '.join(VARIANTS)}")
                 seen[Cell(float(eps), float(m), float(M), v)] = None
     return list(seen)
+
+
+def _real(name: str, value: Any) -> float:
+    """A real number (int, float, numpy real; not bool, str or complex) as a float, or a clear error."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} = {value!r} must be a real number, not {type(value).__name__}")
+    v = float(value)
+    if v != v:
+        raise ValueError(f"{name} is NaN")
+    return v
+
+
+def _bad_pair(p: Any) -> tuple[float, float]:
+    raise ValueError(f"pairs: {p!r} is not an (m, M) pair")
 
 
 def keep_blocks(scores: np.ndarray, repetitions: int, rng: np.random.Generator) -> Iterator[np.ndarray]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import re
 import io
 import json
 from contextlib import redirect_stderr, redirect_stdout
@@ -233,3 +234,34 @@ def test_faithful_mode_reproduces_the_published_numbers(dataset, column, eps, me
         assert fixed["utility"] == faithful["utility"]
     else:
         assert abs(fixed["utility"] - published) > 10 * math.hypot(se, fixed["stderr"])
+
+
+@pytest.mark.parametrize("kw,error,needle", [
+    (dict(epsilons=[float("nan")]), ValueError, "epsilon"),
+    (dict(epsilons=[float("inf")]), ValueError, "epsilon"),
+    (dict(epsilons=["a"]), TypeError, "epsilon"),
+    (dict(epsilons=[True]), TypeError, "epsilon"),
+    (dict(epsilons=[1j]), TypeError, "epsilon"),
+    (dict(epsilons=[]), ValueError, "epsilons"),
+    (dict(pairs=[(float("nan"), 0.5)]), ValueError, "m"),
+    (dict(pairs=[(0.5, 0.2)]), ValueError, "(m, M)"),
+    (dict(pairs=[(0.0, 0.5)]), ValueError, "(m, M)"),
+    (dict(pairs=[(0.2, 1.0)]), ValueError, "(m, M)"),
+    (dict(pairs=[("a", 0.2)]), TypeError, "m = 'a'"),
+    (dict(repetitions=0), ValueError, "repetitions"),
+    (dict(repetitions=True), ValueError, "repetitions"),
+    (dict(repetitions=2**53 + 1), ValueError, "repetitions"),
+    (dict(repetitions=2.0), ValueError, "repetitions"),
+    (dict(seed=-1), ValueError, "seed"),
+    (dict(mechanisms=[]), ValueError, "mechanisms"),
+    (dict(mechanisms="laplace"), ValueError, "mechanisms"),
+    (dict(delta=float("nan")), ValueError, "delta"),
+    (dict(delta=1.0), ValueError, "delta"),
+    (dict(delta="x"), ValueError, "delta"),
+    (dict(variants=["Mx"]), ValueError, "variant"),
+])
+def test_bad_input_is_a_clear_error(kw, error, needle):
+    with pytest.raises(error, match=re.escape(needle)):
+        reproduce_mean("census", "FICA", **{"repetitions": 2, **kw})
+    with pytest.raises(ValueError, match="not a seed-000 column"):
+        reproduce_mean("census", "AGI", repetitions=2)
