@@ -265,3 +265,22 @@ def test_bad_input_is_a_clear_error(kw, error, needle):
         reproduce_mean("census", "FICA", **{"repetitions": 2, **kw})
     with pytest.raises(ValueError, match="not a seed-000 column"):
         reproduce_mean("census", "AGI", repetitions=2)
+
+
+def test_faithful_gaussian_without_scipy_is_a_clear_error(monkeypatch):
+    import sys
+
+    from bounds.experiments import mechanisms
+
+    mechanisms._authors_sigma.cache_clear()
+    monkeypatch.setitem(sys.modules, "scipy.optimize", None)  # import fails as if scipy were absent
+    with pytest.raises(ValueError, match="needs scipy"):
+        mechanisms.gaussian_sigma(0.3, 1e-9, 1.0, FAITHFUL)
+    mechanisms._authors_sigma.cache_clear()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is not None, reason="dask.distributed is installed")
+def test_cli_dask_without_distributed_is_a_usage_error():
+    code, out, err = _cli("reproduce", "mean", "--rates", "1", "--epsilon", "1", "--repetitions", "2", "--dask",
+                          "--quiet")
+    assert code == 2 and "dask.distributed" in err
