@@ -79,13 +79,18 @@ def reproduce(experiment: str, **kwargs: Any) -> list[dict[str, Any]]:
 
 def estimate_cpu_seconds(experiment: str, n_pairs: int, n_epsilons: int, repetitions: int,
                          **kwargs: Any) -> float:
-    """CPU seconds a grid would take, measured: one suppressed cell per variant at (m, M) = (0.5, 0.5) with a
-    few repetitions, scaled to ``n_pairs × n_epsilons`` cells and ``repetitions``."""
-    probe = min(repetitions, 5)
-    kwargs = {**kwargs, "pairs": [(0.5, 0.5)], "epsilons": [1.0], "repetitions": probe, "progress": False,
+    """CPU seconds a grid would take, measured: the four variants at (m, M) = (0.5, 0.5) and (0.3, 0.7), ε = 1,
+    run with 2 and with 20 repetitions; the cost a + b·R per (pair, ε) fitted to the two timings is scaled to
+    ``n_pairs × n_epsilons`` and ``repetitions``."""
+    kwargs = {**kwargs, "pairs": [(0.5, 0.5), (0.3, 0.7)], "epsilons": [1.0], "progress": False,
               "scheduler": None}
-    reproduce(experiment, **kwargs)  # warm-up: data loading, caches, compilation
-    start = time.process_time()
-    reproduce(experiment, **{**kwargs, "seed": kwargs.get("seed", 0) + 1})
-    per_cell = (time.process_time() - start) / probe * repetitions
-    return per_cell * n_pairs * n_epsilons
+    seed = kwargs.pop("seed", 0)
+    reproduce(experiment, repetitions=2, seed=seed, **kwargs)  # warm-up: data, scores, caches, compilation
+    timings = []
+    for r in (2, 20):
+        start = time.process_time()
+        reproduce(experiment, repetitions=r, seed=seed + 1, **kwargs)
+        timings.append((time.process_time() - start) / 2.0)  # per (pair, ε)
+    slope = max((timings[1] - timings[0]) / 18.0, 0.0)
+    fixed = max(timings[0] - 2.0 * slope, 0.0)
+    return (fixed + slope * repetitions) * n_pairs * n_epsilons
