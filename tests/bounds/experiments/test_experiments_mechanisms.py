@@ -179,3 +179,13 @@ def test_errata_parse():
     assert Errata.parse("sum_sensitivity").names == ("sum_sensitivity",)
     with pytest.raises(ValueError, match="not an erratum"):
         Errata.parse("sum")
+
+
+def test_report_noisy_max_win_probability_gaussian():
+    # counts (1, 0), N(0, σ²) noise with the T10 σ at (ε, δ), Δ = 1: P(out = 0) = Φ(1/(σ√2))
+    eps, delta = 0.8, 1e-6
+    sigma = bounds.gaussian_sigma(eps, delta)
+    out = report_noisy_max(np.tile([1.0, 0.0], (N, 1)), eps, delta, "gaussian", np.random.default_rng(7))
+    exact = 0.5 * math.erfc(-1 / (sigma * math.sqrt(2)) / math.sqrt(2))
+    lo, hi = wilson(int(np.sum(out == 0)), N)
+    assert lo <= exact <= hi
