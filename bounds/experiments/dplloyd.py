@@ -20,8 +20,7 @@ import numpy as np
 from .budgets import VARIANTS, variant_budget
 from .datasets import CLUSTERING_RANGES, load_table
 from .errata import FIXED, Errata
-from .mean import _check_reps
-from .runner import EPSILONS, Cell, cell_rng, keep_blocks, make_cells, run_cells
+from .runner import EPSILONS, Cell, cell_rng, check_pure, keep_masks, make_cells, record_base, run_cells, summary
 from .scores import scores_euclidean
 
 __all__ = ["DPLloydSpec", "reproduce_dplloyd", "dplloyd", "scaled_adult"]
@@ -100,17 +99,13 @@ def dplloyd_cell(spec: DPLloydSpec, cell: Cell) -> list[dict[str, Any]]:
     x = scaled_adult(spec.errata)
     n = x.shape[0]
     budget = variant_budget(cell.variant, cell.epsilon, 0.0, cell.m, cell.M, spec.errata)
-    base = {"experiment": "dplloyd", "dataset": "adult", "column": "6 numeric columns", "mechanism": "laplace",
-            "variant": cell.variant, "epsilon": cell.epsilon, "delta": 0.0, "m": cell.m, "M": cell.M,
-            "rate": round(1.0 - cell.m, 10) if cell.m == cell.M else None,
-            "epsilon_M": budget.epsilon if budget.feasible else None, "delta_M": 0.0 if budget.feasible else None,
-            "repetitions": spec.repetitions, "errata": ",".join(spec.errata.names)}
+    base = record_base("dplloyd", "adult", "6 numeric columns", cell, budget, 0.0, spec.repetitions, spec.errata, "laplace")
     if not budget.feasible:
         return [{**base, "utility": None, "stderr": None, "kept": None}]
     if budget.suppress:
         scores = scores_euclidean(x, 2.0 * np.sqrt(6.0), cell.m, cell.M,
                                   "adult6/" + ("data" if spec.errata.dplloyd_data_ranges else "public"))
-        masks = np.concatenate(list(keep_blocks(scores, spec.repetitions, cell_rng(spec.seed, "dplloyd", cell, 0))))
+        masks = keep_masks(scores, spec.repetitions, cell_rng(spec.seed, "dplloyd", cell, 0))
     else:
         masks = np.ones((spec.repetitions, n), dtype=bool)
     rng = cell_rng(spec.seed, "dplloyd", cell, 1)
@@ -120,11 +115,7 @@ def dplloyd_cell(spec: DPLloydSpec, cell: Cell) -> list[dict[str, Any]]:
         cent = dplloyd(x, w, budget.epsilon, rng, k=spec.k, iterations=spec.iterations, errata=spec.errata)
         values.append(nicv(x, w, cent))
         kept.append(w.sum(axis=1))
-    u = np.concatenate(values)
-    finite = np.isfinite(u)
-    return [{**base, "utility": float(u[finite].mean()) if finite.any() else None,
-             "stderr": float(u[finite].std(ddof=1) / np.sqrt(finite.sum())) if finite.sum() > 1 else None,
-             "kept": float(np.concatenate(kept).mean())}]
+    return [{**base, **summary(np.concatenate(values)), "kept": float(np.concatenate(kept).mean())}]
 
 
 def reproduce_dplloyd(*, mechanisms: Sequence[str] = ("laplace",), epsilons: Sequence[float] = EPSILONS,
@@ -143,11 +134,7 @@ def reproduce_dplloyd(*, mechanisms: Sequence[str] = ("laplace",), epsilons: Seq
     >>> 0 < recs[0]["utility"] < 12     # squared distances in [−1, 1]^6 are at most 24
     True
     """
-    if tuple(mechanisms) != ("laplace",):
-        raise ValueError(f"mechanism = {list(mechanisms)!r}: DPLloyd has only the Laplace mechanism ('laplace')")
-    if delta not in (None, 0, 0.0):
-        raise ValueError(f"delta = {delta!r}: DPLloyd is pure ε-DP (δ = 0)")
-    _check_reps(repetitions, seed)
+    check_pure("DPLloyd", mechanisms, "laplace", repetitions, seed, delta)
     spec = DPLloydSpec(int(repetitions), int(seed), errata)
     cells = make_cells(epsilons, pairs, variants)
     return run_cells(dplloyd_cell, spec, cells, progress=progress, label="dplloyd", scheduler=scheduler)

@@ -21,8 +21,7 @@ import numpy as np
 from .budgets import VARIANTS, variant_budget
 from .datasets import load_table
 from .errata import FIXED, Errata
-from .mean import _check_reps
-from .runner import EPSILONS, Cell, cell_rng, keep_blocks, make_cells, run_cells
+from .runner import EPSILONS, Cell, cell_rng, check_pure, keep_masks, make_cells, record_base, run_cells, summary
 from .scores import scores_euclidean
 
 __all__ = ["KMedianSpec", "reproduce_kmedian", "kmedian", "candidates", "swap_cost_matrix"]
@@ -95,16 +94,12 @@ def kmedian_cell(spec: KMedianSpec, cell: Cell) -> list[dict[str, Any]]:
     cand = candidates()
     dist_all = np.sqrt(((cand[:, None, :] - pts[None, :, :]) ** 2).sum(axis=2))  # V × n
     budget = variant_budget(cell.variant, cell.epsilon, 0.0, cell.m, cell.M, spec.errata)
-    base = {"experiment": "kmedian", "dataset": "database1", "column": "row1,row2", "mechanism": "expmech",
-            "variant": cell.variant, "epsilon": cell.epsilon, "delta": 0.0, "m": cell.m, "M": cell.M,
-            "rate": round(1.0 - cell.m, 10) if cell.m == cell.M else None,
-            "epsilon_M": budget.epsilon if budget.feasible else None, "delta_M": 0.0 if budget.feasible else None,
-            "repetitions": spec.repetitions, "errata": ",".join(spec.errata.names)}
+    base = record_base("kmedian", "database1", "row1,row2", cell, budget, 0.0, spec.repetitions, spec.errata, "expmech")
     if not budget.feasible:
         return [{**base, "utility": None, "stderr": None, "kept": None}]
     if budget.suppress:
         scores = scores_euclidean(pts, 1.0, cell.m, cell.M, "database1")
-        masks = np.concatenate(list(keep_blocks(scores, spec.repetitions, cell_rng(spec.seed, "kmedian", cell, 0))))
+        masks = keep_masks(scores, spec.repetitions, cell_rng(spec.seed, "kmedian", cell, 0))
     else:
         masks = np.ones((spec.repetitions, n), dtype=bool)
     rng = cell_rng(spec.seed, "kmedian", cell, 1)
@@ -118,11 +113,7 @@ def kmedian_cell(spec: KMedianSpec, cell: Cell) -> list[dict[str, Any]]:
             values.append(math.exp(-eps1 * cost) / kept if kept else math.inf)
         else:
             values.append(cost / kept if kept else math.inf)
-    u = np.array(values)
-    finite = np.isfinite(u)
-    return [{**base, "utility": float(u[finite].mean()) if finite.any() else None,
-             "stderr": float(u[finite].std(ddof=1) / np.sqrt(finite.sum())) if finite.sum() > 1 else None,
-             "kept": float(masks.sum(axis=1).mean())}]
+    return [{**base, **summary(np.array(values)), "kept": float(masks.sum(axis=1).mean())}]
 
 
 def reproduce_kmedian(*, mechanisms: Sequence[str] = ("expmech",), epsilons: Sequence[float] = EPSILONS,
@@ -142,11 +133,7 @@ def reproduce_kmedian(*, mechanisms: Sequence[str] = ("expmech",), epsilons: Seq
     >>> 0 < recs[0]["utility"] < 1   # distances are at most 1 after the normalisation
     True
     """
-    if tuple(mechanisms) != ("expmech",):
-        raise ValueError(f"mechanism = {list(mechanisms)!r}: k-median has only the exponential mechanism ('expmech')")
-    if delta not in (None, 0, 0.0):
-        raise ValueError(f"delta = {delta!r}: k-median is pure ε-DP (δ = 0)")
-    _check_reps(repetitions, seed)
+    check_pure("k-median", mechanisms, "expmech", repetitions, seed, delta)
     spec = KMedianSpec(int(repetitions), int(seed), errata)
     cells = make_cells(epsilons, pairs, variants)
     return run_cells(kmedian_cell, spec, cells, progress=progress, label="kmedian", scheduler=scheduler)

@@ -14,7 +14,7 @@ from .budgets import VARIANTS, variant_budget
 from .datasets import load_column, public_range
 from .errata import FIXED, Errata
 from .mechanisms import MEAN_MECHANISMS, noisy_average
-from .runner import EPSILONS, Cell, cell_rng, keep_blocks, make_cells, run_cells
+from .runner import EPSILONS, Cell, cell_rng, check_run, keep_blocks, make_cells, record_base, run_cells, summary
 from .scores import scores_absolute
 
 __all__ = ["MeanSpec", "reproduce_mean"]
@@ -48,12 +48,7 @@ def mean_cell(spec: MeanSpec, cell: Cell) -> list[dict[str, Any]]:
     delta = spec.delta if spec.delta is not None else 1.0 / n**2
     truth = float(x.sum() / n)
     budget = variant_budget(cell.variant, cell.epsilon, delta, cell.m, cell.M, spec.errata)
-    base = {"experiment": "mean", "dataset": spec.dataset, "column": spec.column, "variant": cell.variant,
-            "epsilon": cell.epsilon, "delta": delta, "m": cell.m, "M": cell.M,
-            "rate": round(1.0 - cell.m, 10) if cell.m == cell.M else None,
-            "epsilon_M": budget.epsilon if budget.feasible else None,
-            "delta_M": budget.delta if budget.feasible else None,
-            "repetitions": spec.repetitions, "errata": ",".join(spec.errata.names)}
+    base = record_base("mean", spec.dataset, spec.column, cell, budget, delta, spec.repetitions, spec.errata)
     if not budget.feasible:
         return [{**base, "mechanism": mech, "utility": None, "stderr": None, "kept": None}
                 for mech in spec.mechanisms]
@@ -67,11 +62,8 @@ def mean_cell(spec: MeanSpec, cell: Cell) -> list[dict[str, Any]]:
     for mech in spec.mechanisms:
         rng = cell_rng(spec.seed, "mean", cell, 1 + MEAN_MECHANISMS.index(mech))
         out = noisy_average(sums, counts, budget.epsilon, budget.delta, lo, hi, mech, rng, spec.errata)
-        ae = np.abs(truth - out)
-        mpe = 100.0 * ae / truth
-        records.append({**base, "mechanism": mech, "utility": float(mpe.mean()),
-                        "stderr": float(mpe.std(ddof=1) / np.sqrt(mpe.size)) if mpe.size > 1 else None,
-                        "kept": float(counts.mean())})
+        mpe = 100.0 * np.abs(truth - out) / truth
+        records.append({**base, "mechanism": mech, **summary(mpe), "kept": float(counts.mean())})
     return records
 
 
@@ -112,28 +104,8 @@ def reproduce_mean(dataset: str = "census", column: str = "FICA", *,
     ['M', 'MoS', 'M_suppressed_budget', 'MoS_calibrated']
     """
     public_range(dataset, column)
-    _check_reps(repetitions, seed, mechanisms, delta)
-    for mech in mechanisms:
-        if mech not in MEAN_MECHANISMS:
-            raise ValueError(f"mechanism = {mech!r} is not one of {', '.join(MEAN_MECHANISMS)}")
+    check_run(repetitions, seed, mechanisms, delta, MEAN_MECHANISMS)
     spec = MeanSpec(dataset, column, tuple(mechanisms), int(repetitions), int(seed), delta, errata)
     cells = make_cells(epsilons, pairs, variants)
     return run_cells(mean_cell, spec, cells, progress=progress, label="mean", scheduler=scheduler)
 
-
-MAX_REPETITIONS = 10**7
-
-
-def _check_reps(repetitions: int, seed: int, mechanisms: Sequence[str] = ("",), delta: Any = None) -> None:
-    """Validate the arguments every experiment shares (clear ValueError naming the parameter)."""
-    if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)) or \
-            not 1 <= repetitions <= MAX_REPETITIONS:
-        raise ValueError(f"repetitions = {repetitions!r} must be an integer in [1, {MAX_REPETITIONS}]")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed = {seed!r} must be an integer ≥ 0")
-    if isinstance(mechanisms, str) or len(mechanisms) == 0:
-        raise ValueError(f"mechanisms = {mechanisms!r} must be a non-empty list of mechanism names")
-    if delta is not None:
-        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.integer, np.floating)) or \
-                not 0.0 < float(delta) < 1.0:
-            raise ValueError(f"delta = {delta!r} must be a real number in (0, 1) (or None: 1/n²)")

@@ -15,9 +15,8 @@ import numpy as np
 from .budgets import VARIANTS, variant_budget
 from .datasets import load_column, public_range
 from .errata import FIXED, Errata
-from .mean import _check_reps
 from .mechanisms import MODE_MECHANISMS, exponential_mechanism, report_noisy_max
-from .runner import EPSILONS, Cell, cell_rng, keep_blocks, make_cells, run_cells
+from .runner import EPSILONS, Cell, cell_rng, check_run, keep_blocks, make_cells, record_base, run_cells
 from .scores import scores_discrete
 
 __all__ = ["ModeSpec", "reproduce_mode", "mode_of"]
@@ -59,12 +58,7 @@ def mode_cell(spec: ModeSpec, cell: Cell) -> list[dict[str, Any]]:
     delta = spec.delta if spec.delta is not None else 1.0 / n**2
     truth = mode_of(x, lo, hi)
     budget = variant_budget(cell.variant, cell.epsilon, delta, cell.m, cell.M, spec.errata)
-    base = {"experiment": "mode", "dataset": spec.dataset, "column": spec.column, "variant": cell.variant,
-            "epsilon": cell.epsilon, "delta": delta, "m": cell.m, "M": cell.M,
-            "rate": round(1.0 - cell.m, 10) if cell.m == cell.M else None,
-            "epsilon_M": budget.epsilon if budget.feasible else None,
-            "delta_M": budget.delta if budget.feasible else None,
-            "repetitions": spec.repetitions, "errata": ",".join(spec.errata.names)}
+    base = record_base("mode", spec.dataset, spec.column, cell, budget, delta, spec.repetitions, spec.errata)
     if not budget.feasible:
         return [{**base, "mechanism": mech, "utility": None, "stderr": None, "kept": None}
                 for mech in spec.mechanisms]
@@ -113,10 +107,7 @@ def reproduce_mode(dataset: str = "adult", column: str = "age", *,
     x = load_column(dataset, column)
     if not np.array_equal(x, np.round(x)):
         raise ValueError(f"{dataset}/{column} is not integer-valued: the mode experiment needs integer candidates")
-    _check_reps(repetitions, seed, mechanisms, delta)
-    for mech in mechanisms:
-        if mech not in MODE_MECHANISMS:
-            raise ValueError(f"mechanism = {mech!r} is not one of {', '.join(MODE_MECHANISMS)}")
+    check_run(repetitions, seed, mechanisms, delta, MODE_MECHANISMS)
     spec = ModeSpec(dataset, column, tuple(mechanisms), int(repetitions), int(seed), delta, errata)
     cells = make_cells(epsilons, pairs, variants)
     return run_cells(mode_cell, spec, cells, progress=progress, label="mode", scheduler=scheduler)

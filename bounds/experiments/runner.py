@@ -16,10 +16,12 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .budgets import VARIANTS
+from .budgets import VARIANTS, Budget
+from .errata import Errata
 
-__all__ = ["Cell", "cell_rng", "sampling_pairs", "triangle_pairs", "make_cells", "keep_blocks", "run_cells",
-           "Progress", "SAMPLING_RATES_SHORT", "SAMPLING_RATES_FULL", "TRIANGLE_01", "EPSILONS"]
+__all__ = ["Cell", "cell_rng", "sampling_pairs", "triangle_pairs", "make_cells", "keep_blocks", "keep_masks",
+           "check_run", "check_pure", "record_base", "summary", "run_cells", "Progress", "SAMPLING_RATES_SHORT",
+           "SAMPLING_RATES_FULL", "TRIANGLE_01", "EPSILONS", "MAX_REPETITIONS"]
 
 EXPERIMENT_CODE = {"mean": 1, "mode": 2, "dplloyd": 3, "kmedian": 4}
 EPSILONS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0)
@@ -123,6 +125,73 @@ def keep_blocks(scores: np.ndarray, repetitions: int, rng: np.random.Generator) 
         r = min(rows, repetitions - done)
         yield rng.random((r, n)) >= scores
         done += r
+
+
+def keep_masks(scores: np.ndarray, repetitions: int, rng: np.random.Generator) -> np.ndarray:
+    """The keep masks of :func:`keep_blocks` as one R × n matrix (the clustering experiments, small n·R)."""
+    return np.concatenate(list(keep_blocks(scores, repetitions, rng)))
+
+
+MAX_REPETITIONS = 10**7
+
+
+def check_run(repetitions: Any, seed: Any, mechanisms: Any = ("",), delta: Any = None,
+              allowed: Sequence[str] | None = None) -> None:
+    """Validate the arguments every experiment shares (clear ValueError naming the parameter); ``allowed``: the
+    experiment's mechanisms, which ``mechanisms`` must be among.
+
+    ``seed`` keys every cell's ``SeedSequence`` (module docstring), so it must be a non-negative int: the
+    procedures' ``rng`` rule (``bounds.procedures._checks.generator``) also takes a Generator or None, which
+    carry no entropy to key per-cell streams with, so it is not reused here."""
+    if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)) or \
+            not 1 <= repetitions <= MAX_REPETITIONS:
+        raise ValueError(f"repetitions = {repetitions!r} must be an integer in [1, {MAX_REPETITIONS}]")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed = {seed!r} must be an integer ≥ 0")
+    if isinstance(mechanisms, str) or len(mechanisms) == 0:
+        raise ValueError(f"mechanisms = {mechanisms!r} must be a non-empty list of mechanism names")
+    if delta is not None:
+        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.integer, np.floating)) or \
+                not 0.0 < float(delta) < 1.0:
+            raise ValueError(f"delta = {delta!r} must be a real number in (0, 1) (or None: 1/n²)")
+    for mech in mechanisms if allowed is not None else ():
+        if mech not in allowed:
+            raise ValueError(f"mechanism = {mech!r} is not one of {', '.join(allowed)}")
+
+
+def check_pure(name: str, mechanisms: Sequence[str], only: str, repetitions: Any, seed: Any, delta: Any) -> None:
+    """The arguments of a pure ε-DP experiment with a single mechanism (DPLloyd, k-median)."""
+    if tuple(mechanisms) != (only,):
+        raise ValueError(f"mechanism = {list(mechanisms)!r}: {name} has only the {_MECHANISM_NAMES[only]} "
+                         f"mechanism ({only!r})")
+    if delta not in (None, 0, 0.0):
+        raise ValueError(f"delta = {delta!r}: {name} is pure ε-DP (δ = 0)")
+    check_run(repetitions, seed)
+
+
+_MECHANISM_NAMES = {"laplace": "Laplace", "expmech": "exponential"}
+
+
+def record_base(experiment: str, dataset: str, column: str, cell: Cell, budget: Budget, delta: float,
+                repetitions: int, errata: Errata, mechanism: str | None = None) -> dict[str, Any]:
+    """The fields every record of ``cell`` carries (the experiment, the data, the cell, the budget its variant
+    runs the mechanism at, ``None`` where infeasible); ``mechanism`` for the single-mechanism experiments."""
+    head: dict[str, Any] = {"experiment": experiment, "dataset": dataset, "column": column}
+    if mechanism is not None:
+        head["mechanism"] = mechanism
+    return {**head, "variant": cell.variant, "epsilon": cell.epsilon, "delta": delta, "m": cell.m, "M": cell.M,
+            "rate": round(1.0 - cell.m, 10) if cell.m == cell.M else None,
+            "epsilon_M": budget.epsilon if budget.feasible else None,
+            "delta_M": budget.delta if budget.feasible else None,
+            "repetitions": repetitions, "errata": ",".join(errata.names)}
+
+
+def summary(values: np.ndarray) -> dict[str, float | None]:
+    """``utility`` = the mean of the finite per-repetition values (an empty sample gives ∞ and is left out),
+    ``stderr`` = its standard error; ``None`` where there are too few."""
+    u = values[np.isfinite(values)]
+    return {"utility": float(u.mean()) if u.size else None,
+            "stderr": float(u.std(ddof=1) / np.sqrt(u.size)) if u.size > 1 else None}
 
 
 class Progress:
