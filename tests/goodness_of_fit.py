@@ -1,6 +1,6 @@
 """Shared test helpers: G-tests (likelihood-ratio goodness-of-fit tests) of observed cell counts against
 exact cell probabilities, for the tests that check a procedure draws exactly the distribution its theorem
-assumes.
+assumes, and the Wilson score interval of a binomial proportion.
 
 P-values come from mpmath's regularised upper incomplete gamma function (the chi-square tail), no normal
 approximation and no scipy.  A test fails when the p-value is below its threshold (1e-4 in the procedures'
@@ -55,3 +55,16 @@ def g_test_pooled(observed: dict, probabilities: dict, trials: int) -> float:
         return 1.0
     g = 2 * sum(o * math.log(o / e) for o, e in cells if o > 0)
     return float(mpmath.gammainc((len(cells) - 1) / 2, g / 2, mpmath.inf, regularized=True))
+
+
+Z_999 = 3.29  # two-sided 99.9 % normal quantile (3.2905…, rounded)
+Z_1E6 = 4.891638  # two-sided 1 − 10⁻⁶ normal quantile
+
+
+def wilson(successes: int, trials: int, z: float) -> tuple[float, float]:
+    """The Wilson score interval (centre ± half-width) for a binomial proportion: ``successes`` of ``trials``,
+    ``z`` the two-sided normal quantile of the level (``Z_999``, ``Z_1E6``)."""
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return centre - half, centre + half

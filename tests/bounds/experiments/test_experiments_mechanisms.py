@@ -13,6 +13,7 @@ from bounds.experiments import FAITHFUL, FIXED, Errata
 from bounds.experiments.mechanisms import (exponential_mechanism, exponential_mechanism_probabilities,
                                            gaussian_sigma, noisy_average, report_noisy_max, sum_sensitivity)
 from bounds.experiments.runner import keep_blocks
+from tests.goodness_of_fit import Z_999, g_test_pooled, wilson
 
 N = 40_000
 KS_999 = 1.95 / math.sqrt(N)  # two-sided Kolmogorov–Smirnov critical value at α = 0.001
@@ -27,13 +28,6 @@ def ks_statistic(sample: np.ndarray, cdf) -> float:
 
 def laplace_cdf(b: float):
     return lambda x: 0.5 * math.exp(x / b) if x < 0 else 1.0 - 0.5 * math.exp(-x / b)
-
-
-def wilson(k: int, n: int, z: float = 3.29) -> tuple[float, float]:  # 99.9 % two-sided
-    p = k / n
-    c = (p + z * z / (2 * n)) / (1 + z * z / n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return c - h, c + h
 
 
 def test_noisy_average_laplace_sum_noise_scale():
@@ -117,10 +111,9 @@ def test_exponential_mechanism_draws_match_probabilities():
     observed = np.bincount(idx, minlength=5)
     mpmath.mp.dps = 30
     w = [mpmath.exp(mpmath.mpf(eps) * c / 2) for c in (3, 1, 0, 3, 2)]
-    expected = [float(x / sum(w)) * N for x in w]
-    g = 2 * sum(o * math.log(o / e) for o, e in zip(observed, expected) if o > 0)
-    p_value = float(mpmath.gammainc(mpmath.mpf(4) / 2, mpmath.mpf(g) / 2, mpmath.inf, regularized=True))
-    assert p_value > 1e-3, (observed, expected, g)
+    probabilities = {i: float(x / sum(w)) for i, x in enumerate(w)}
+    p_value = g_test_pooled({i: int(o) for i, o in enumerate(observed) if o}, probabilities, N)
+    assert p_value > 1e-3, (observed, probabilities)
 
 
 @pytest.mark.parametrize("noise", ["laplace", "gaussian", "exponential"])
@@ -148,7 +141,7 @@ def test_report_noisy_max_win_probability_laplace():
     b = 1 / eps
     out = report_noisy_max(np.tile([1.0, 0.0], (N, 1)), eps, 0.0, "laplace", np.random.default_rng(5))
     exact = 1 - 0.5 * math.exp(-1 / b) * (1 + 1 / (2 * b))
-    lo, hi = wilson(int(np.sum(out == 0)), N)
+    lo, hi = wilson(int(np.sum(out == 0)), N, Z_999)
     assert lo <= exact <= hi
 
 
@@ -158,7 +151,7 @@ def test_report_noisy_max_win_probability_one_sided_exponential():
     s = 2 / eps
     out = report_noisy_max(np.tile([1.0, 0.0], (N, 1)), eps, 0.0, "exponential", np.random.default_rng(6))
     exact = 1 - 0.5 * math.exp(-1 / s)
-    lo, hi = wilson(int(np.sum(out == 0)), N)
+    lo, hi = wilson(int(np.sum(out == 0)), N, Z_999)
     assert lo <= exact <= hi
 
 
@@ -167,10 +160,10 @@ def test_keep_blocks_delete_with_the_score_probability():
     keeps = np.concatenate(list(keep_blocks(scores, N, np.random.default_rng(8))))
     assert keeps.shape == (N, 5)
     for j, s in enumerate(scores):
-        lo, hi = wilson(int(keeps[:, j].sum()), N)
+        lo, hi = wilson(int(keeps[:, j].sum()), N, Z_999)
         assert lo <= 1 - s <= hi or (s == 0 and keeps[:, j].all())
     # independence between records: the joint keep frequency of records 1 and 2 is the product
-    lo, hi = wilson(int(np.sum(keeps[:, 1] & keeps[:, 2])), N)
+    lo, hi = wilson(int(np.sum(keeps[:, 1] & keeps[:, 2])), N, Z_999)
     assert lo <= 0.5 * 0.1 <= hi
 
 
@@ -187,5 +180,5 @@ def test_report_noisy_max_win_probability_gaussian():
     sigma = bounds.gaussian_sigma(eps, delta)
     out = report_noisy_max(np.tile([1.0, 0.0], (N, 1)), eps, delta, "gaussian", np.random.default_rng(7))
     exact = 0.5 * math.erfc(-1 / (sigma * math.sqrt(2)) / math.sqrt(2))
-    lo, hi = wilson(int(np.sum(out == 0)), N)
+    lo, hi = wilson(int(np.sum(out == 0)), N, Z_999)
     assert lo <= exact <= hi

@@ -17,7 +17,7 @@ import pytest
 
 import bounds
 from bounds.procedures import Hierarchy, SafeKAnonymizer, interval_hierarchy, safe_k_anonymize
-from tests.goodness_of_fit import g_test_pooled
+from tests.goodness_of_fit import Z_1E6, g_test_pooled, wilson
 
 mpmath.mp.dps = 60
 STAR = {"M": ("*",), "F": ("*",)}
@@ -25,13 +25,6 @@ STAR = {"M": ("*",), "F": ("*",)}
 
 def binomial_tail(n: int, beta: Fraction, k: int) -> Fraction:
     return sum((math.comb(n, j) * beta ** j * (1 - beta) ** (n - j) for j in range(k, n + 1)), Fraction(0))
-
-
-def wilson(successes: int, trials: int, z: float = 4.891638) -> tuple[float, float]:  # two-sided 1e-6
-    p = successes / trials
-    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    return centre - half, centre + half
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -94,7 +87,7 @@ def test_class_survival_is_the_binomial_tail(n, k, beta):
             sizes[release.counts.get((f"c{g}",), 0)] += 1
         trials += groups
     exact = binomial_tail(n, Fraction(beta), k)
-    lo, hi = wilson(trials - sizes[0], trials)
+    lo, hi = wilson(trials - sizes[0], trials, Z_1E6)
     assert lo <= float(exact) <= hi, (lo, float(exact), hi)
     b = Fraction(beta)
     pmf = {j: math.comb(n, j) * b ** j * (1 - b) ** (n - j) for j in range(k, n + 1)}
