@@ -15,62 +15,22 @@ from typing import Any, NamedTuple
 
 import mpmath
 
-from ._checks import count, real
+from ..procedures._checks import count
+from ._checks import real
 
 __all__ = ["clopper_pearson", "epsilon_lower_bound", "LowerBound"]
 
 _DPS = 25           # mpmath digits of the verification: its error (< 1e-20 relative) is far below _SAFETY
 _SAFETY = 1e-12     # the verified tail must be ≤ level·(1 − _SAFETY)
+# Counts stay exact Python ints here (the returned limits are checked in mpmath on the exact k and n), so the
+# procedures' 2⁵³ cap for array sizes does not apply; the cap is the largest count a numpy int64 counter holds.
+_MAX_EVENTS = 2 ** 63 - 1
 
 
-def _cf_float(x: float, a: float, b: float) -> float:
-    """The continued fraction of I_x(a, b) (modified Lentz), floats; x < (a + 1)/(a + b + 2)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 10_000_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((a - 1.0 + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        step = d * c
-        h *= step
-        if abs(step - 1.0) < 1e-15:
-            return h
-    raise ArithmeticError("incomplete beta continued fraction did not converge")  # pragma: no cover
-
-
-def _ibeta_float(x: float, a: float, b: float, log_beta: float, swapped: bool = False) -> float:
-    """Regularised incomplete beta I_x(a, b) in floats (a search aid only; never the returned statement);
-    ``log_beta`` = ln B(a, b), computed once in mpmath (lgamma differences cancel catastrophically for large
-    arguments)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    if not swapped and x > (a + 1.0) / (a + b + 2.0):   # the fraction converges fast below the mean
-        return 1.0 - _ibeta_float(1.0 - x, b, a, log_beta, True)
-    log_front = a * math.log(x) + b * math.log1p(-x) - math.log(a) - log_beta
-    return math.exp(log_front) * _cf_float(x, a, b)
-
-
-def _ibeta_mp(x: Any, a: int, b: int, swapped: bool = False) -> Any:
-    """Regularised incomplete beta I_x(a, b) in mpmath (current precision), integer a, b ≥ 1, 0 < x < 1."""
-    x = mpmath.mpf(x)
-    if not swapped and x > mpmath.mpf(a + 1) / (a + b + 2):
-        return 1 - _ibeta_mp(1 - x, b, a, True)
-    tiny = mpmath.mpf(10) ** (-(mpmath.mp.dps * 4))
-    eps = mpmath.mpf(10) ** (-(mpmath.mp.dps - 3))
-    c, d = mpmath.mpf(1), 1 - (a + b) * x / (a + 1)
+def _continued_fraction(x: Any, a: Any, b: Any, tiny: Any, eps: Any) -> Any:
+    """The continued fraction of I_x(a, b) (modified Lentz), x < (a + 1)/(a + b + 2): floats or mpmath numbers
+    (the arithmetic of ``x``; ``tiny`` guards the divisions, the loop stops when a step is within ``eps`` of 1)."""
+    c, d = 1, 1 - (a + b) * x / (a + 1)
     d = 1 / (d if abs(d) > tiny else tiny)
     h = d
     for m in range(1, 10_000_000):
@@ -89,9 +49,31 @@ def _ibeta_mp(x: Any, a: int, b: int, swapped: bool = False) -> Any:
         step = d * c
         h *= step
         if abs(step - 1) < eps:
-            break
-    else:  # pragma: no cover
-        raise ArithmeticError("incomplete beta continued fraction did not converge")
+            return h
+    raise ArithmeticError("incomplete beta continued fraction did not converge")  # pragma: no cover
+
+
+def _ibeta_float(x: float, a: float, b: float, log_beta: float, swapped: bool = False) -> float:
+    """Regularised incomplete beta I_x(a, b) in floats (a search aid only; never the returned statement);
+    ``log_beta`` = ln B(a, b), computed once in mpmath (lgamma differences cancel catastrophically for large
+    arguments)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    if not swapped and x > (a + 1.0) / (a + b + 2.0):   # the fraction converges fast below the mean
+        return 1.0 - _ibeta_float(1.0 - x, b, a, log_beta, True)
+    log_front = a * math.log(x) + b * math.log1p(-x) - math.log(a) - log_beta
+    return math.exp(log_front) * _continued_fraction(x, a, b, 1e-300, 1e-15)
+
+
+def _ibeta_mp(x: Any, a: int, b: int, swapped: bool = False) -> Any:
+    """Regularised incomplete beta I_x(a, b) in mpmath (current precision), integer a, b ≥ 1, 0 < x < 1."""
+    x = mpmath.mpf(x)
+    if not swapped and x > mpmath.mpf(a + 1) / (a + b + 2):
+        return 1 - _ibeta_mp(1 - x, b, a, True)
+    h = _continued_fraction(x, a, b, mpmath.mpf(10) ** (-(mpmath.mp.dps * 4)),
+                            mpmath.mpf(10) ** (-(mpmath.mp.dps - 3)))
     log_front = a * mpmath.log(x) + b * mpmath.log1p(-x) - mpmath.log(a) - mpmath.log(mpmath.beta(a, b))
     return mpmath.exp(log_front) * h
 
@@ -192,8 +174,8 @@ def clopper_pearson(events: Any, trials: Any, *, confidence: float = 0.95, side:
     (0.1871, 0.8129)
     """
     fn = "clopper_pearson"
-    n = count(fn, "trials", trials, minimum=1)
-    k = count(fn, "events", events)
+    n = count(fn, "trials", trials, minimum=1, maximum=_MAX_EVENTS)
+    k = count(fn, "events", events, maximum=_MAX_EVENTS)
     if k > n:
         raise ValueError(f"{fn}: events = {k} must be ≤ trials = {n}")
     alpha = _alpha(real(fn, "confidence", confidence, 0.0, 1.0, lo_open=True, hi_open=True))
@@ -285,10 +267,10 @@ def epsilon_lower_bound(events_1: Any, trials_1: Any, events_0: Any, trials_0: A
     0.0
     """
     fn = "epsilon_lower_bound"
-    n1 = count(fn, "trials_1", trials_1, minimum=1)
-    n0 = count(fn, "trials_0", trials_0, minimum=1)
-    k1 = count(fn, "events_1", events_1)
-    k0 = count(fn, "events_0", events_0)
+    n1 = count(fn, "trials_1", trials_1, minimum=1, maximum=_MAX_EVENTS)
+    n0 = count(fn, "trials_0", trials_0, minimum=1, maximum=_MAX_EVENTS)
+    k1 = count(fn, "events_1", events_1, maximum=_MAX_EVENTS)
+    k0 = count(fn, "events_0", events_0, maximum=_MAX_EVENTS)
     if k1 > n1:
         raise ValueError(f"{fn}: events_1 = {k1} must be ≤ trials_1 = {n1}")
     if k0 > n0:

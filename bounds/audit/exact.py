@@ -24,7 +24,7 @@ from typing import Any, Callable
 import mpmath
 import numpy as np
 
-from .mechanisms import NoisyCount, RandomizedResponse, weights_of
+from .mechanisms import NoisyCount, check_mechanism, weights_of
 from .result import AuditResult, claim_of
 
 __all__ = ["statistic_pmf", "privacy_profile", "exact_epsilon", "exact_audit"]
@@ -223,8 +223,7 @@ def exact_audit(keep_probabilities: Callable[[Any], Any], mechanism: Any, datase
     ('not refuted', True)
     """
     fn = "exact_audit"
-    if not isinstance(mechanism, (NoisyCount, RandomizedResponse)):
-        raise TypeError(f"{fn}: mechanism = {mechanism!r} is not a NoisyCount or RandomizedResponse")
+    check_mechanism(fn, mechanism)
     if not callable(keep_probabilities):
         raise TypeError(f"{fn}: keep_probabilities must be callable (data → probabilities)")
     target = claim_of(fn, claim)

@@ -10,18 +10,22 @@ substitution pairs when it needs sensitivity 1 there).  The mechanisms are then 
 - :class:`NoisyCount`: S + Z, Z two-sided geometric (discrete Laplace), P(Z = z) = (1 − α)/(1 + α)·α^|z|,
   α = e^{−ε};
 - :class:`RandomizedResponse`: the bit b = 𝟙[S ≥ 1] (for 0/1 weights: "some kept record has the property"),
-  reported truthfully with probability e^ε/(1 + e^ε).
+  flipped with probability q, 1/(1 + e^ε) rounded up to a double (exact Bernoulli draws: the flip sampled is
+  the q of the exact output distribution, and q ≥ 1/(1 + e^ε) keeps the mechanism ε-DP).
 
-Sampling uses only uniform doubles, integer comparisons and a table of probabilities built in mpmath (no
-libm on arrays), so a seed gives the same outputs on every CPU.
+Sampling uses only uniform doubles, 64-bit integer comparisons and a table of probabilities built in mpmath
+(no libm on arrays), so a seed gives the same outputs on every CPU.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
+import math
+
 import mpmath
 import numpy as np
 
+from ..procedures._bernoulli import bernoulli
 from ._checks import real
 
 __all__ = ["NoisyCount", "RandomizedResponse", "weights_of"]
@@ -43,6 +47,12 @@ def weights_of(weights: Any, data: Any, function: str) -> np.ndarray:
     if np.any(np.abs(w) > 1):
         raise ValueError(f"{function}: weights must be in {{-1, 0, 1}} (sensitivity 1), got {np.unique(w)}")
     return w
+
+
+def check_mechanism(function: str, mechanism: Any) -> None:
+    """Refuse (``TypeError``) anything but the audit's own mechanisms, whose exact output distribution is known."""
+    if not isinstance(mechanism, (NoisyCount, RandomizedResponse)):
+        raise TypeError(f"{function}: mechanism = {mechanism!r} is not a NoisyCount or RandomizedResponse")
 
 
 class _Mechanism:
@@ -141,9 +151,15 @@ class NoisyCount(_Mechanism):
 
 class RandomizedResponse(_Mechanism):
     r"""Randomized response on the bit 𝟙[S ≥ 1], S = Σ_{kept x} w(x) (with 0/1 weights: "some kept record has
-    the property", e.g. "the differing record is in the sample"): the bit is reported truthfully with
-    probability e^ε/(1 + e^ε).  ε-DP for add/remove and for substitution (the bit changes by at most 1).
-    On the membership bit of the differing record it attains T1/T2 exactly (SYSTEMS §2, seed 003).
+    the property", e.g. "the differing record is in the sample"): the bit is flipped with probability
+    ``flip`` = q, 1/(1 + e^ε) rounded up to a double, and reported truthfully otherwise.  ε-DP for add/remove
+    and for substitution (the bit changes by at most 1; (1 − q)/q ≤ e^ε since q ≥ 1/(1 + e^ε)).  On the
+    membership bit of the differing record it attains T1/T2 (SYSTEMS §2, seed 003) at ε' = ln((1 − q)/q), which
+    is below ε by less than 10⁻¹⁵ (q is at most two units in the last place above 1/(1 + e^ε)).
+
+    The flips are exact Bernoulli(q) draws (``bounds.procedures._bernoulli``; ``rng.random() < q`` would flip
+    with probability ⌈q·2⁵³⌉/2⁵³), so the mechanism sampled by a Monte Carlo audit is the one whose output
+    distribution the exact audit computes (:meth:`output_pmf`, with the same q).
 
     Parameters
     ----------
@@ -156,8 +172,19 @@ class RandomizedResponse(_Mechanism):
     def __init__(self, epsilon: float, weights: Callable | None = None) -> None:
         self.epsilon = real("RandomizedResponse", "epsilon", epsilon, 0.0, 700.0, lo_open=True)
         self.weights = weights
+        self.flip = self._flip_probability(self.epsilon)
+
+    @staticmethod
+    def _flip_probability(epsilon: float) -> float:
+        """1/(1 + e^ε) rounded up to a double.  It is irrational (e^ε is transcendental for ε ≠ 0), never a double
+        itself; the 50-digit value decides the rounding direction, and a double within 10⁻⁴⁰ (relative) of it is
+        stepped up too (the 50-digit value cannot order them; a larger q is still ε-DP)."""
         with mpmath.workdps(50):
-            self.flip = 1 / (1 + mpmath.exp(mpmath.mpf(self.epsilon)))
+            exact = 1 / (1 + mpmath.exp(mpmath.mpf(epsilon)))
+            q = float(exact)
+            if mpmath.mpf(q) <= exact * (1 + mpmath.mpf(10) ** -40):
+                q = math.nextafter(q, 1.0)
+        return q
 
     def __repr__(self) -> str:
         return f"RandomizedResponse(epsilon={self.epsilon!r})"
@@ -165,7 +192,10 @@ class RandomizedResponse(_Mechanism):
     def sample(self, kept: np.ndarray, data: Any, rng: np.random.Generator) -> np.ndarray:
         """One output bit per row of ``kept`` (int64 0/1)."""
         bit = (self.statistic(kept, data) >= 1).astype(np.int64)
-        flips = rng.random(bit.shape[0]) < float(self.flip)
+        # one 64-bit word per output; for q ≥ 2⁻¹¹ (ε ≤ 7.6) q·2⁶⁴ is an integer and the first word decides
+        # every draw, so the stream does not depend on how the runs are chunked (beyond that, a further word
+        # only after a tie, probability 2⁻⁶⁴ per draw)
+        flips = bernoulli(self.flip, bit.shape[0], rng)
         return bit ^ flips.astype(np.int64)
 
     def output_pmf(self, statistic_pmf: dict[int, Any]) -> tuple[int, int, list, Any, Any, Any]:
@@ -173,6 +203,6 @@ class RandomizedResponse(_Mechanism):
         (no tails: c = 0)."""
         one = mpmath.fsum(p for s, p in statistic_pmf.items() if s >= 1)
         zero = 1 - one
-        q = self.flip
+        q = mpmath.mpf(self.flip)   # exact: the double the sampler flips with
         return 0, 1, [zero * (1 - q) + one * q, one * (1 - q) + zero * q], mpmath.mpf(0), mpmath.mpf(0), \
             mpmath.mpf(0)

@@ -14,9 +14,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._checks import count, real
+from ..procedures._checks import count, generator
+from ._checks import real
 from .binomial_limits import epsilon_lower_bound
-from .mechanisms import NoisyCount, RandomizedResponse
+from .mechanisms import check_mechanism
 from .result import AuditResult, claim_of
 
 __all__ = ["monte_carlo_audit", "run_outputs"]
@@ -122,8 +123,8 @@ def monte_carlo_audit(procedure: Callable, mechanism: Any, dataset_0: Any, datas
     trials : int
         Runs per input (≥ 2; ≥ 20 recommended, 10⁵–10⁶ for tight bounds).
     seed : int, numpy.random.Generator or None
-        Two independent streams are spawned from it (procedure, mechanism): a seed gives the same result for
-        every ``chunk``.
+        A non-negative int seed, a Generator, or None (fresh entropy), as for the procedures.  Two independent
+        streams are spawned from it (procedure, mechanism): a seed gives the same result for every ``chunk``.
     confidence : float
         In (0, 1).
     event : callable, optional
@@ -140,11 +141,11 @@ def monte_carlo_audit(procedure: Callable, mechanism: Any, dataset_0: Any, datas
     Raises
     ------
     ValueError
-        If the procedure returns the wrong kind or shape, trials < 2, confidence outside (0, 1), or the claim
-        is outside ε ≥ 0, 0 ≤ δ ≤ 1.
+        If the procedure returns the wrong kind or shape, trials < 2, confidence outside (0, 1), the claim
+        is outside ε ≥ 0, 0 ≤ δ ≤ 1, or the seed is negative.
     TypeError
-        If the mechanism is not a :class:`NoisyCount` or :class:`RandomizedResponse`, or the procedure is not
-        callable.
+        If the mechanism is not a :class:`NoisyCount` or :class:`RandomizedResponse`, the procedure is not
+        callable, or the seed is not an int, a Generator or None.
 
     Examples
     --------
@@ -159,8 +160,7 @@ def monte_carlo_audit(procedure: Callable, mechanism: Any, dataset_0: Any, datas
     'not refuted'
     """
     fn = "monte_carlo_audit"
-    if not isinstance(mechanism, (NoisyCount, RandomizedResponse)):
-        raise TypeError(f"{fn}: mechanism = {mechanism!r} is not a NoisyCount or RandomizedResponse")
+    check_mechanism(fn, mechanism)
     if not callable(procedure):
         raise TypeError(f"{fn}: procedure must be callable")
     if output not in ("mask", "indices", "counts"):
@@ -169,7 +169,7 @@ def monte_carlo_audit(procedure: Callable, mechanism: Any, dataset_0: Any, datas
     runs = count(fn, "trials", trials, minimum=2)
     chunk = count(fn, "chunk", chunk, minimum=1)
     conf = real(fn, "confidence", confidence, 0.0, 1.0, lo_open=True, hi_open=True)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = generator(fn, seed, "seed")
     # independent streams for the procedure and the mechanism: results do not depend on ``chunk``
     proc_rng, mech_rng = rng.spawn(2)
     kw = dict(output=output, batched=batched, chunk=chunk, progress=progress, mechanism_rng=mech_rng)

@@ -5,9 +5,10 @@ procedure shows up as a refutation.
 Self-tests with known answers (SYSTEMS §2, SPEC T1, T2, T14):
 
 - ``poisson-rr``: Poisson sampling + randomized response on "the added record is in the sample"; the exact
-  ε of the pair equals ln(1 + p(e^ε − 1)) (T1 is tight; p the sampler's exact keep probability);
+  ε of the pair equals ln(1 + p(e^ε − 1)) (T1 is tight; p the sampler's exact keep probability; up to the
+  < 10⁻¹⁵ by which the mechanism's exact flip probability, rounded up to a double, lowers its ε);
 - ``swor-rr``: sampling m of n without replacement, substitution neighbours, randomized response on "the
-  substituted record is in the sample"; exact ε = ln(1 + (m/n)(e^ε − 1)) (T2 is tight);
+  substituted record is in the sample"; exact ε = ln(1 + (m/n)(e^ε − 1)) (T2 is tight; same proviso);
 - ``suppression-copies``: outlier-score suppression on N copies of x and one y at distance 1 (the family that
   attains Λ1(1) of Theorem 5.4 as N → ∞; adding y raises every copy's deletion probability), mechanism
   S + Z with S = 𝟙[y kept] − #(copies kept): its upper tail weighs "few copies kept, y kept";
@@ -38,7 +39,8 @@ import mpmath
 import numpy as np
 
 from .._core import Guarantee
-from ._checks import count, real
+from ..procedures._checks import count
+from ._checks import real
 from .exact import exact_audit
 from .mechanisms import NoisyCount, RandomizedResponse
 from .monte_carlo import monte_carlo_audit
@@ -147,7 +149,8 @@ def _suppression(name: str, description: str, d0: Any, d1: Any, metric: Any, m: 
                  parameters: dict) -> Scenario:
     """A suppression scenario; ``scores(data, metric, m, M)`` (default the library's ``outlier_scores``) gives
     the exact audit, ``suppressor(data, metric, m, M, rng)`` → keep mask (default: delete independently with
-    probability ``scores``; the library's ``suppress_outliers`` when neither is given) the Monte Carlo one."""
+    probability ``scores``, exactly as ``suppress_outliers`` does; ``suppress_outliers`` itself when neither
+    is given) the Monte Carlo one."""
     import bounds
     from ..procedures import outlier_scores, suppress_outliers
 
@@ -159,11 +162,26 @@ def _suppression(name: str, description: str, d0: Any, d1: Any, metric: Any, m: 
         if suppressor is not None:
             run = lambda d, rng: suppressor(d, metric, m, M, rng)  # noqa: E731
         else:
-            run = lambda d, rng: ~(rng.random(len(d)) < scores(d, metric, m, M))  # noqa: E731
+            run = lambda d, rng: _delete_with_scores(name, scores(d, metric, m, M), len(d), rng)  # noqa: E731
     # keep = 1 − score exactly (a float subtraction could round the probability the wrong way)
     keep = None if score_fn is None else (lambda d: [1 - Fraction(float(x)) for x in score_fn(d, metric, m, M)])
     return Scenario(name, description, d0, d1, mechanism, bounds.outlier_score_suppression(epsilon, 0.0, m, M),
                     run, keep_probabilities=keep, parameters={"epsilon": epsilon, "m": m, "M": M, **parameters})
+
+
+def _delete_with_scores(name: str, scores: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    """The keep mask of T14's deletion step for given scores: each record deleted independently with
+    probability exactly its score (as a double — the value the exact audit's keep probabilities 1 − score are
+    taken from), by the exact Bernoulli draws of ``suppress_outliers``."""
+    from ..procedures._bernoulli import bernoulli
+    from ..procedures._checks import probability
+
+    function = f"scenario {name!r}"
+    s = np.asarray(probability(function, "scores(data)", np.asarray(scores, dtype=np.float64)))
+    if s.shape != (n,):
+        raise ValueError(f"{function}: scores(data) must return one score per record (shape ({n},)), got shape "
+                         f"{s.shape}")
+    return ~bernoulli(s, n, rng)
 
 
 def suppression_copies(epsilon: float = 1.0, m: float = 0.1, M: float = 0.5, copies: int = 20, *,

@@ -2,9 +2,10 @@
 naming the function, the parameter, its value and its domain; a wrong kind of object (a string, a bool, a
 complex number, ``None``) raises ``ParameterTypeError`` (a ``TypeError`` that is also a ``ValueError``).
 
-``generator`` serves every procedure (samplers, suppressors, k-anonymization, missing-data masks); ``count``,
-``size_of`` and ``probability`` are the float rules of the samplers and suppressors (``kanonymity`` and
-``missing`` read their parameters as exact rationals and keep their own checks)."""
+``generator`` serves every procedure (samplers, suppressors, k-anonymization, missing-data masks) and the
+audits (``bounds.audit``); ``count``, ``size_of`` and ``probability`` are the float rules of the samplers,
+suppressors and audits (``kanonymity`` and ``missing`` read their parameters as exact rationals and keep their
+own checks)."""
 from __future__ import annotations
 
 import math
@@ -16,19 +17,20 @@ import numpy as np
 from .._core import ParameterTypeError, _fmt, _short_repr, real
 
 
-def generator(function: str, rng: Any) -> np.random.Generator:
+def generator(function: str, rng: Any, name: str = "rng") -> np.random.Generator:
     """``rng`` as a ``numpy.random.Generator``: ``None`` → a fresh default generator, a non-negative int → seeded
-    ``default_rng(seed)``, a Generator as is.  The legacy ``RandomState`` is refused (its streams differ)."""
+    ``default_rng(seed)``, a Generator as is.  The legacy ``RandomState`` is refused (its streams differ).
+    ``name`` is the parameter's name in errors (``seed`` in the audits)."""
     if rng is None:
         return np.random.default_rng()
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)):
         if rng < 0:
-            raise ValueError(f"{function}: rng = {_fmt(rng)} must be a non-negative seed, a numpy.random.Generator "
-                             "or None")
+            raise ValueError(f"{function}: {name} = {_fmt(rng)} must be a non-negative seed, a "
+                             "numpy.random.Generator or None")
         return np.random.default_rng(int(rng))
-    raise ParameterTypeError(f"{function}: rng = {_short_repr(rng)} must be a numpy.random.Generator, a "
+    raise ParameterTypeError(f"{function}: {name} = {_short_repr(rng)} must be a numpy.random.Generator, a "
                              "non-negative int seed or None")
 
 
@@ -36,8 +38,11 @@ _MAX_COUNT = 2 ** 53  # counts beyond it are not array sizes (and a float64 cann
 
 
 def count(function: str, name: str, value: Any, *, minimum: int = 0, maximum: int | None = None) -> int:
-    """An integer count (``int``/numpy integer, or a float/Fraction with an integer value) in [minimum, maximum]
-    (at most 2⁵³)."""
+    """An integer count (``int``/numpy integer, or a float/Fraction with an integer value) in [minimum, maximum].
+
+    ``maximum`` defaults to 2⁵³ (counts that become array sizes or float64 values).  A caller that keeps its
+    counts as exact Python ints throughout (the Clopper–Pearson limits of ``bounds.audit``) may pass a larger
+    ``maximum``; an integral float above 2⁵³ is then taken at its exact value."""
     if isinstance(value, (bool, np.bool_)):
         raise ParameterTypeError(f"{function}: {name} = {value!r} is a bool, not an integer")
     if isinstance(value, (int, np.integer)):
@@ -51,7 +56,7 @@ def count(function: str, name: str, value: Any, *, minimum: int = 0, maximum: in
         if math.isnan(x) or math.isinf(x) or x != math.floor(x):
             raise ValueError(f"{function}: {name} = {_fmt(x)} must be an integer ≥ {minimum}")
         v = int(x)
-    maximum = _MAX_COUNT if maximum is None else min(maximum, _MAX_COUNT)
+    maximum = _MAX_COUNT if maximum is None else maximum
     if v < minimum or v > maximum:
         upper = f" and ≤ {maximum}"
         raise ValueError(f"{function}: {name} = {_fmt(v)} is outside its domain: an integer ≥ {minimum}{upper}")

@@ -10,16 +10,9 @@ import numpy as np
 import pytest
 
 from bounds.audit import NoisyCount, RandomizedResponse, clopper_pearson, monte_carlo_audit, scenario
+from bounds.procedures._bernoulli import bernoulli
 
-
-def _g_p_value(observed: np.ndarray, expected: np.ndarray) -> float:
-    """P-value of the G-test (cells with expected < 5 merged into one)."""
-    big = expected >= 5
-    obs = np.r_[observed[big], observed[~big].sum()] if (~big).any() else observed[big]
-    exp = np.r_[expected[big], expected[~big].sum()] if (~big).any() else expected[big]
-    nz = obs > 0
-    g = 2.0 * float(np.sum(obs[nz] * np.log(obs[nz] / exp[nz])))
-    return float(mpmath.gammainc((len(obs) - 1) / 2, g / 2, mpmath.inf, regularized=True))
+from tests.goodness_of_fit import g_test_pooled
 
 
 @pytest.mark.parametrize("eps", [0.05, 0.7, 3.0])
@@ -31,28 +24,51 @@ def test_noisy_count_samples_discrete_laplace(eps: float) -> None:
     kept[:, 0] = True                                            # S = 1 in every row
     z = mech.sample(kept, data, np.random.default_rng(9)) - 1
     span = int(np.abs(z).max())
-    values = np.arange(-span - 1, span + 2)
-    obs = np.array([(z == v).sum() for v in values], dtype=float)
+    values = range(-span - 1, span + 2)
+    observed = {v: int((z == v).sum()) for v in values}
     with mpmath.workdps(30):
         a = mpmath.exp(-eps)
-        probs = [(1 - a) / (1 + a) * a ** abs(int(v)) for v in values]
-        probs[0] += (1 - a) / (1 + a) * a ** (span + 2) / (1 - a)   # tails beyond the window, into the end cells
-        probs[-1] += (1 - a) / (1 + a) * a ** (span + 2) / (1 - a)
-    expected = 200_000 * np.array([float(p) for p in probs])
-    assert _g_p_value(obs, expected) > 1e-6
+        probs = {v: (1 - a) / (1 + a) * a ** abs(v) for v in values}
+        probs[-span - 1] += (1 - a) / (1 + a) * a ** (span + 2) / (1 - a)   # tails beyond the window, into
+        probs[span + 1] += (1 - a) / (1 + a) * a ** (span + 2) / (1 - a)    # the end cells
+    assert g_test_pooled(observed, probs, 200_000) > 1e-6
 
 
 @pytest.mark.parametrize("eps", [0.1, 1.0, 4.0])
 def test_randomized_response_flip_rate(eps: float) -> None:
+    """Reported bits against flips at 1/(1 + e^ε) (G-test, 4 cells: truth × report, 10⁵ draws, seed 4)."""
     mech = RandomizedResponse(eps, weights=lambda d: (d == 1.0).astype(int))
     data = np.array([0.0, 1.0])
     kept = np.zeros((100_000, 2), dtype=bool)
     kept[:50_000, 1] = True                                      # bit 1 in the first half
     out = mech.sample(kept, data, np.random.default_rng(4))
-    flip = 1 / (1 + math.exp(eps))
-    obs = np.array([out[:50_000].sum(), 50_000 - out[:50_000].sum(), out[50_000:].sum(), 50_000 - out[50_000:].sum()])
-    exp = 50_000 * np.array([1 - flip, flip, flip, 1 - flip])
-    assert _g_p_value(obs.astype(float), exp) > 1e-6
+    ones_1, ones_0 = int(out[:50_000].sum()), int(out[50_000:].sum())
+    observed = {(1, 1): ones_1, (1, 0): 50_000 - ones_1, (0, 1): ones_0, (0, 0): 50_000 - ones_0}
+    with mpmath.workdps(30):
+        f = 1 / (1 + mpmath.exp(eps))
+        probs = {(1, 1): (1 - f) / 2, (1, 0): f / 2, (0, 1): f / 2, (0, 0): (1 - f) / 2}
+    assert g_test_pooled(observed, probs, 100_000) > 1e-6
+
+
+@pytest.mark.parametrize("eps", [1e-6, 0.1, 1.0, 4.0, 10.0, 50.0])
+def test_randomized_response_flip_is_exact_and_eps_dp(eps: float) -> None:
+    """The flip probability q is 1/(1 + e^ε) rounded up to a double (60-digit reference), so (1 − q)/q ≤ e^ε
+    (ε-DP); the sampler flips with exact Bernoulli(q) draws (the same draws as ``bernoulli(q)`` from the same
+    generator state; its exactness is tested in tests/bounds/procedures/test_bernoulli.py) and the exact
+    output distribution uses the same q."""
+    mech = RandomizedResponse(eps, weights=lambda d: (d == 1.0).astype(int))
+    q = mech.flip
+    with mpmath.workdps(60):
+        ref = 1 / (1 + mpmath.exp(mpmath.mpf(eps)))
+        assert mpmath.mpf(q) >= ref > mpmath.mpf(math.nextafter(q, 0.0))
+        assert (1 - mpmath.mpf(q)) / q <= mpmath.exp(mpmath.mpf(eps))
+        _, _, mass, *_ = mech.output_pmf({0: mpmath.mpf(1)})          # truth 0: reported 1 with probability q
+        assert mass[1] == mpmath.mpf(q)
+    kept = np.zeros((5_000, 2), dtype=bool)
+    kept[:2_500, 1] = True
+    out = mech.sample(kept, np.array([0.0, 1.0]), np.random.default_rng(8))
+    truth = np.r_[np.ones(2_500, dtype=np.int64), np.zeros(2_500, dtype=np.int64)]
+    assert np.array_equal(out ^ truth, bernoulli(q, 5_000, np.random.default_rng(8)).astype(np.int64))
 
 
 def _pessimistic_single(p1: float, p0: float, n: int, z: float = 4.0) -> float:
@@ -124,6 +140,14 @@ def test_validation() -> None:
         monte_carlo_audit(good, mech, d0, d1, claim=(1, 0), trials=10, confidence=1.0)
     with pytest.raises(TypeError, match="mechanism"):
         monte_carlo_audit(good, "noisy", d0, d1, claim=(1, 0), trials=10)
+    # seeds follow the procedures' rule (bounds.procedures._checks.generator), named "seed"
+    with pytest.raises(ValueError, match="seed = -1"):
+        monte_carlo_audit(good, mech, d0, d1, claim=(1, 0), trials=10, seed=-1)
+    for bad in ("1", 1.0, True, np.random.RandomState(0), [1, 2]):
+        with pytest.raises(TypeError, match="seed"):
+            monte_carlo_audit(good, mech, d0, d1, claim=(1, 0), trials=10, seed=bad)
+    with pytest.raises(ValueError, match="trials"):                   # counts capped at 2⁵³ (array sizes)
+        monte_carlo_audit(good, mech, d0, d1, claim=(1, 0), trials=2**53 + 1)
     with pytest.raises(TypeError, match="procedure"):
         monte_carlo_audit(None, mech, d0, d1, claim=(1, 0), trials=10)
     with pytest.raises(ValueError, match="claim delta"):
@@ -134,3 +158,32 @@ def test_validation() -> None:
                              ("normalisation", dict(far=float("inf")), "far")]:
         with pytest.raises(ValueError, match=pat):
             scenario(builder, **kw)
+
+
+def test_scenario_default_suppressor_deletes_exactly_with_the_scores() -> None:
+    """With user scores and no suppressor, each record is deleted with probability exactly its score (as a
+    double, the value the exact audit uses): the same draws as ``bernoulli(scores)`` from the same generator
+    state, and a G-test of the joint keep pattern of the 2 records of D₁ against Π of the exact keep
+    probabilities (10⁵ runs, seed 6); bad scores are clear errors."""
+    from fractions import Fraction
+    from itertools import product
+
+    scores = lambda d, metric, m, M: np.full(len(d), 0.1) if len(d) == 1 else np.array([0.1, 1 / 3])  # noqa: E731
+    s = scenario("self-exclusion", scores=scores)
+    d1 = s.dataset_1
+    keep = s.procedure(d1, np.random.default_rng(6))
+    assert np.array_equal(keep, ~bernoulli(np.array([0.1, 1 / 3]), 2, np.random.default_rng(6)))
+    rng = np.random.default_rng(6)
+    runs = np.array([s.procedure(d1, rng) for _ in range(100_000)])
+    observed: dict = {}
+    for row in map(tuple, runs.tolist()):
+        observed[row] = observed.get(row, 0) + 1
+    p = [1 - Fraction(0.1), 1 - Fraction(1 / 3)]          # exact keep probabilities of the two doubles
+    probs = {(a, b): (p[0] if a else 1 - p[0]) * (p[1] if b else 1 - p[1]) for a, b in product((True, False), repeat=2)}
+    assert g_test_pooled(observed, probs, 100_000) > 1e-6
+    assert [Fraction(x) for x in s.keep_probabilities(d1)] == p
+    for bad, pattern in [(lambda d, *a: np.full(len(d), 1.5), "outside its domain"),
+                         (lambda d, *a: np.full(len(d), np.nan), "outside its domain"),
+                         (lambda d, *a: np.zeros(len(d) + 1), "one score per record")]:
+        with pytest.raises(ValueError, match=pattern):
+            scenario("self-exclusion", scores=bad).procedure(d1, np.random.default_rng(0))
