@@ -2,6 +2,7 @@
 
     ampbounds compose --mechanism subsampled-gaussian --noise-multiplier 1 --rate 0.01 --steps 1000 --delta 1e-5
     ampbounds compose ... --epsilon 1.0 [--json]
+    ampbounds compose --sampler balls-and-bins --noise-multiplier 1 --steps-per-epoch 100 --epochs 50 --delta 1e-5
 
 Prints ε(δ) (with ``--delta``) and/or δ(ε) (with ``--epsilon``) as ``lower ≤ exact ≤ upper``.  The noise is
 given as a DP-SGD noise multiplier σ (θ = 1/σ, sensitivity 1) or directly as ``--theta`` (θ = Δ/σ, Δ/b).
@@ -16,6 +17,21 @@ import time
 from typing import Any
 
 MECHANISMS = ("subsampled-gaussian", "subsampled-laplace", "gaussian", "laplace")
+SAMPLER_WORDS = ("poisson", "balls-and-bins", "shuffle", "random-allocation", "fixed-size", "cyclic")
+
+
+def _sampler_composition(args: argparse.Namespace) -> tuple[Any, str]:
+    """(Composition, description) for ``--sampler`` (issue 21)."""
+    from bounds.samplers import sampler_composition
+
+    if args.noise_multiplier is None:
+        raise ValueError("--sampler needs --noise-multiplier (σ)")
+    if args.epochs is None:
+        raise ValueError("--sampler needs --epochs")
+    return sampler_composition(sampler=args.sampler.replace("-", "_"), noise_multiplier=args.noise_multiplier,
+                               epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
+                               batch_size=args.batch_size, dataset_size=args.dataset_size,
+                               adjacency=args.adjacency, selected=args.selected, tolerance=args.tolerance)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -30,7 +46,18 @@ def add_parser(subparsers: Any) -> None:
                                                               "the scale b / sensitivity")
     noise.add_argument("--theta", type=float, help="θ = Δ/σ (Gaussian) or Δ/b (Laplace)")
     p.add_argument("--rate", type=float, default=None, help="Poisson sampling rate q (subsampled mechanisms)")
-    p.add_argument("--steps", type=float, required=True, help="number of steps T")
+    p.add_argument("--steps", type=float, default=None, help="number of steps T (required without --sampler)")
+    # samplers of DP-SGD batches (issue 21): bounds.samplers.sampler_composition
+    p.add_argument("--sampler", choices=SAMPLER_WORDS, default=None,
+                   help="account for this batch sampler (with --noise-multiplier, --epochs and --steps-per-epoch or "
+                        "--batch-size/--dataset-size); poisson uses q = b/n or 1/T")
+    p.add_argument("--epochs", type=int, default=None, help="epochs E (with --sampler)")
+    p.add_argument("--steps-per-epoch", type=int, default=None, help="batches per epoch T (with --sampler)")
+    p.add_argument("--batch-size", type=int, default=None, help="batch size b (with --sampler; T = ⌈n/b⌉)")
+    p.add_argument("--dataset-size", type=int, default=None, help="dataset size n (with --sampler)")
+    p.add_argument("--adjacency", choices=("add_remove", "zero_out", "replace_one"), default=None,
+                   help="neighbouring relation (default: the sampler's; printed with the result)")
+    p.add_argument("--selected", type=int, default=1, help="k of T for --sampler random-allocation")
     p.add_argument("--delta", type=float, action="append", help="report ε(δ) (repeatable)")
     p.add_argument("--epsilon", type=float, action="append", help="report δ(ε) (repeatable)")
     p.add_argument("--tolerance", type=float, default=1e-3, help="target width of the ε sandwich (default 1e-3)")
@@ -116,7 +143,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            comp = bounds.compose([(_mechanism(args), args.steps)], tolerance=args.tolerance)
+            described = None
+            if getattr(args, "sampler", None):
+                comp, described = _sampler_composition(args)
+            else:
+                if args.steps is None:
+                    raise ValueError("--steps is required (or --sampler with --epochs)")
+                comp = bounds.compose([(_mechanism(args), args.steps)], tolerance=args.tolerance)
             rows = []
             with Progress(sys.stderr, f"composing {comp.total_steps} steps",
                           enabled=not getattr(args, "no_progress", False)) as progress:
@@ -135,11 +168,13 @@ def run(args: argparse.Namespace) -> int:
     notes = [str(w.message) for w in caught]
     seconds = time.process_time() - start
     if args.json:
-        print(json.dumps({"mechanism": args.mechanism, "noise_multiplier": args.noise_multiplier,
+        print(json.dumps({"mechanism": args.mechanism, "sampler": described, "noise_multiplier": args.noise_multiplier,
                           "theta": args.theta, "rate": args.rate, "steps": comp.total_steps,
                           "tolerance": args.tolerance, "results": rows, "warnings": notes,
                           "cpu_seconds": round(seconds, 3)}, indent=2))
         return 0
+    if described:
+        print(f"sampler: {described}")
     for r in rows:
         if r["query"] == "epsilon":
             print(f"epsilon(delta={r['delta']:g}): {r['lower']:.9g} <= epsilon <= {r['upper']:.9g}  "

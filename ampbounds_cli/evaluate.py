@@ -63,7 +63,11 @@ OTHER_COMMANDS = {"theorem": "show", "theorems": "list", "latex": "latex",
                   "from_opacus_history": "crosscheck --noise-multiplier/--rate/--steps",
                   "poisson_sampled": "compose --mechanism subsampled-gaussian",
                   "compose": "compose", "dpsgd_noise_multiplier": "compose --calibrate",
-                  "dpsgd_max_steps": "compose --max-steps"}
+                  "dpsgd_max_steps": "compose --max-steps",
+                  # samplers of DP-SGD batches (issue 21)
+                  "balls_and_bins": "compose --sampler balls-and-bins", "shuffled": "compose --sampler shuffle",
+                  "random_allocation": "compose --sampler random-allocation --selected K",
+                  "cyclic": "compose --sampler cyclic", "sampler_composition": "compose --sampler"}
 
 _CHOICES = {
     "relation": ("substitute", "add_remove", "add/remove"),

@@ -183,11 +183,30 @@ def _check_count(function: str, count: Any) -> int:
     return c
 
 
+# ----- plug-in rounds (issue 21: batch samplers) ---------------------------------------------------
+# A step object that is not one of the built-in mechanisms may supply its own one-round grids.  It must
+# be hashable and have a distinct repr per distinct value, and define
+#   _composition_grids(direction: int, h: float) -> (upper Grid, lower Grid)
+#       per direction (numeric.composition.REMOVE / ADD) a dominating and a dominated grid measure on the
+#       nodes k·h (H_lower ≤ H_exact ≤ H_upper for every c > 0: docs/composition_proof.md, Lemma 1);
+#   _asymmetric: bool        — True when the ADD direction differs from REMOVE (both are then composed);
+#   _loss_scale() -> (range, sd) — the one-round loss range and standard deviation (grid sizing only:
+#       soundness never depends on them);
+#   optionally _gap_is_inherent = True — the upper side is a bound, not tight (no grid refinement).
+# The same direction is seen by every step of a run, so a round's REMOVE grid composes with the other
+# steps' REMOVE grids (heterogeneous pipelines: epochs of one sampler, then steps of another).
+
+def _is_round(mechanism: Any) -> bool:
+    return callable(getattr(mechanism, "_composition_grids", None))
+
+
 def _kind(function: str, mechanism: Any) -> tuple:
-    """('noise', mech, θ, q, θ_lower) or ('epsdelta', ε₀, δ₀).
+    """('noise', mech, θ, q, θ_lower), ('epsdelta', ε₀, δ₀) or ('round', repr, round object).
 
     θ is the mechanism's ``theta`` (an upper bound on the exact θ: the upper grids use it), θ_lower its
     ``theta_lower`` (a lower bound: the lower grids use it; both profiles are non-decreasing in θ)."""
+    if _is_round(mechanism):
+        return ("round", repr(mechanism), mechanism)
     if isinstance(mechanism, PoissonSampled):
         inner = mechanism.mechanism
         if isinstance(inner, EpsDelta):
@@ -286,6 +305,10 @@ class Composition:
         # for a subsampled Gaussian, θ for the plain one): h ≤ s₁/16 (measured: the greedy lower side needs
         # many cells per step)
         for key in self.steps:
+            if key[0] == "round":
+                s1 = key[2]._loss_scale()[1]
+                if s1 > 0:
+                    h = min(h, max(s1 / 16.0, 2.0 ** -20))
             if key[0] == "noise":
                 _, mech, theta, q, theta_lower = key
                 s1 = theta if q >= 1.0 else q * math.sqrt(math.expm1(min(theta * theta, 700.0)))
@@ -295,7 +318,7 @@ class Composition:
 
     def _directions(self) -> tuple[int, ...]:
         C = _C()
-        asym = any(k[0] == "noise" and k[3] < 1.0 for k in self.steps)
+        asym = any((k[0] == "noise" and k[3] < 1.0) or (k[0] == "round" and k[2]._asymmetric) for k in self.steps)
         return (C.REMOVE, C.ADD) if asym else (C.REMOVE,)
 
     def _estimate_nodes(self, h: float) -> int:
@@ -306,6 +329,8 @@ class Composition:
             if key[0] == "epsdelta":
                 rng = 2 * key[1]
                 sd = key[1]
+            elif key[0] == "round":
+                rng, sd = key[2]._loss_scale()
             else:
                 _, mech, theta, q, theta_lower = key
                 a_w, s_p, b_w, s_q = C.pair_parameters(mech, C.REMOVE, theta, q)
@@ -337,6 +362,8 @@ class Composition:
             for key, count in sorted(self.steps.items()):
                 if key[0] == "epsdelta":
                     u, lw = C.eps_delta_step(key[1], key[2], h)
+                elif key[0] == "round":
+                    u, lw = key[2]._composition_grids(direction, h)
                 else:
                     _, mech, theta, q, theta_lower = key
                     u, lw = C.one_step(mech, direction, theta, q, h)
@@ -445,6 +472,10 @@ class Composition:
     def _refined(self, width_of) -> float:
         """The grid spacing: halve h until width_of(h) ≤ tolerance or the node limit is reached."""
         h = self._h
+        if any(k[0] == "round" and getattr(k[2], "_gap_is_inherent", False) for k in self.steps):
+            # a plug-in round whose upper side is only a bound (shuffling: the cyclic value): the sandwich's
+            # gap is the sampler's, refining the grid cannot close it
+            return h
         for _ in range(MAX_REFINEMENTS + 1):
             w = width_of(h)
             if w <= self.tolerance:

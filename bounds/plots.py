@@ -209,3 +209,107 @@ def plot_kanon(out_path: str | Path, epsilon: float = 1.0, betas_delta=(0.05, 0.
     fig.savefig(out, dpi=150)
     plt.close(fig)
     return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# samplers of DP-SGD batches (issue 21): ε against epochs, certified bands side by side
+# ----------------------------------------------------------------------------------------------------
+
+SAMPLER_CURVES = (  # (label, sampler word of bounds.samplers.sampler_composition, colour)
+    ("Poisson (q = 1/T)", "poisson", "C0"),
+    ("balls-and-bins", "balls_and_bins", "C1"),
+    ("shuffle, lower side (zero-out)", "shuffle", "C3"),
+    ("cyclic (exact; shuffle's upper side)", "cyclic", "C2"),
+)
+
+
+def samplers_curves(noise_multiplier: float = 1.0, steps_per_epoch: int = 100, epochs=(1, 2, 5, 10, 20, 50),
+                    delta: float = 1e-5, tolerance: float = 1e-2) -> dict:
+    """{sampler word: (epochs, lower ε, upper ε)} — the certified ε(δ) sandwiches the figure draws (for shuffle
+    the upper side is the cyclic bound; the figure draws its certified lower side only)."""
+    import warnings
+
+    from .samplers import sampler_composition
+
+    out = {}
+    for _, word, _ in SAMPLER_CURVES:
+        lows, ups = [], []
+        for e in epochs:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                comp, _ = sampler_composition(sampler=word, noise_multiplier=noise_multiplier, epochs=int(e),
+                                              steps_per_epoch=steps_per_epoch, tolerance=tolerance)
+                s = comp.epsilon(delta)
+            lows.append(s.lower)
+            ups.append(s.upper)
+        out[word] = (np.asarray(epochs, dtype=float), np.asarray(lows), np.asarray(ups))
+    return out
+
+
+def samplers_figure(noise_multiplier: float = 1.0, steps_per_epoch: int = 100, epochs=(1, 2, 5, 10, 20, 50),
+                    delta: float = 1e-5, tolerance: float = 1e-2):
+    """The matplotlib figure of :func:`plot_samplers` (for tests and custom saving)."""
+    plt = _pyplot()
+    curves = samplers_curves(noise_multiplier, steps_per_epoch, epochs, delta, tolerance)
+    fig, ax = plt.subplots(figsize=(5.0, 3.6), constrained_layout=True)
+    for label, word, colour in SAMPLER_CURVES:
+        e, lo, up = curves[word]
+        if word == "shuffle":
+            ax.plot(e, lo, color=colour, ls="--", marker="v", ms=3, label=label)
+            continue
+        ax.fill_between(e, lo, up, color=colour, alpha=0.35, lw=0)
+        ax.plot(e, up, color=colour, lw=1.2, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("epochs $E$")
+    ax.set_ylabel(f"certified $\\varepsilon$ at $\\delta = {tex_number(delta)}$")
+    ax.set_title(f"$\\sigma = {noise_multiplier:g}$, $T = {steps_per_epoch}$ batches per epoch", fontsize=9)
+    ax.legend(fontsize=7, frameon=False)
+    return fig
+
+
+def plot_samplers(out_path: str | Path, noise_multiplier: float = 1.0, steps_per_epoch: int = 100,
+                  epochs=(1, 2, 5, 10, 20, 50), delta: float = 1e-5, tolerance: float = 1e-2) -> Path:
+    """ε against epochs for the DP-SGD samplers side by side (issue 21; record C2): Poisson, balls-and-bins and
+    cyclic as certified bands (lower to upper), shuffling's certified lower side as a dashed line (its upper
+    side is the cyclic band).
+
+    Parameters
+    ----------
+    out_path : str or Path
+        Output file; the format follows the suffix (``.png`` at 150 dpi, ``.pdf``, ``.svg``).
+    noise_multiplier : float, optional
+        σ.
+    steps_per_epoch : int, optional
+        T (Poisson at q = 1/T).
+    epochs : sequence of int, optional
+        The E shown.
+    delta : float, optional
+        δ of ε(δ).
+    tolerance : float, optional
+        Grid tolerance of the compositions.
+
+    Returns
+    -------
+    Path
+        The path written.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        If matplotlib is not installed (``pip install 'ampbounds[plot]'``).
+    OSError
+        If the file cannot be written.
+
+    Examples
+    --------
+    >>> import bounds.plots
+    >>> bounds.plots.plot_samplers("samplers.png")                 # doctest: +SKIP
+    PosixPath('samplers.png')
+    """
+    plt = _pyplot()
+    fig = samplers_figure(noise_multiplier, steps_per_epoch, epochs, delta, tolerance)
+    out = Path(out_path)
+    fig.savefig(out, dpi=150)
+    plt.close(fig)
+    return out

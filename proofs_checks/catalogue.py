@@ -19,6 +19,7 @@ MODULES = (
     "proofs_checks.subsampled_profiles_checks",   # SPEC T11
     "proofs_checks.poisson_substitution_checks",  # SPEC T6
     "proofs_checks.composition_checks",           # C1: certified composition (issue 12)
+    "proofs_checks.sampler_checks",               # C2: samplers of DP-SGD batches (issue 21)
     "proofs_checks.crosscheck_checks",            # issue 13: crosscheck verdicts
     "proofs_checks.adversarial",                  # issue 10: last, it reads the grids the others register
 )

@@ -677,4 +677,35 @@ THEOREMS = {'T1': {'id': 'T1',
                        'steps': {'domain': (1.0, 100000000.0, False, False, True),
                                  'description': 'number of composed steps T'}},
         'constraints': [],
+        'outputs': {}},
+ 'C2': {'id': 'C2',
+        'name': 'Certified accounting of DP-SGD batch samplers',
+        'family': 'composition',
+        'relation': 'any',
+        'provenance': 'source',
+        'citation': 'Chua et al., Balls-and-Bins Sampling for DP-SGD (AISTATS 2025); Chua et al., How '
+                    'Private are DP-SGD Implementations? (ICML 2024); Feldman & Shenfeld, Privacy '
+                    'amplification by random allocation (arXiv 2502.08202) and Efficient privacy loss '
+                    'accounting for subsampling and random allocation (arXiv 2602.17284)',
+        'tightness': 'balls-and-bins and cyclic: a sandwich lower ≤ exact ≤ upper of second order in the '
+                     'grids; shuffling: a certified lower side only (upper = cyclic); random allocation k > '
+                     '1: upper by decomposition, loose lower side',
+        'statement': 'Balls-and-bins epochs (pairs (MoG_T(1), N_T) and (N_T, MoG_T(1))), shuffled epochs '
+                     '(lower side from the max-of-batches pair (MoG_T(2), MoG_T(1)) or (MoG_T(2), N_T)), '
+                     'random allocation and cyclic batches are certified rounds of the composition C1: their '
+                     'one-round grids dominate resp. are dominated by the exact privacy-loss distributions, '
+                     'every rounding and FFT error included.',
+        'notes': 'Proof notes: docs/samplers/. Relation: add/remove for balls-and-bins and random '
+                 'allocation, zero-out or replace-one for shuffling and cyclic batches. Each round carries '
+                 'its adjacency; compose([(round, E)]) composes epochs, REMOVE with REMOVE and ADD with ADD.',
+        'public': ['balls_and_bins', 'shuffled', 'random_allocation', 'cyclic', 'sampler_composition'],
+        'parameters': {'epsilon': {'domain': (-inf, inf, True, False, False),
+                                   'description': 'privacy loss ε of the composition'},
+                       'delta': {'domain': (0.0, 1.0, True, True, False),
+                                 'description': 'failure probability δ'},
+                       'steps_per_epoch': {'domain': (1.0, 10000000.0, False, False, True),
+                                           'description': 'batches per epoch T'},
+                       'epochs': {'domain': (1.0, 100000000.0, False, False, True),
+                                  'description': 'number of epochs E'}},
+        'constraints': [],
         'outputs': {}}}

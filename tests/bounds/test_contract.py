@@ -53,6 +53,10 @@ EXCLUDED = {  # name → where it is covered
     "WithReplacement": "test_crosscheck.py", "WithoutReplacement": "test_crosscheck.py",
     "crosscheck": "test_crosscheck.py", "from_dp_event": "test_crosscheck.py",
     "from_opacus_history": "test_crosscheck.py",
+    # samplers of DP-SGD batches (issue 21): objects in, rounds out; bad input in their own modules
+    "balls_and_bins": "test_samplers_balls_and_bins.py", "cyclic": "test_samplers_cyclic.py",
+    "random_allocation": "test_samplers_random_allocation.py", "shuffled": "test_samplers_shuffle.py",
+    "sampler_composition": "test_samplers_wiring.py",
 }
 # functions whose loops depend on integer sizes: their extreme cases run in a subprocess
 HANG_PRONE = {"with_replacement"}

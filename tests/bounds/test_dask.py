@@ -53,6 +53,8 @@ DASK = {
     "suppression_sensitivity": "refused", "fwl_clipped_mean": "refused", "fwl_covariance": "refused",
     "fwl_histogram": "refused", "fwl_linear": "refused", "fwl_mean": "refused", "fwl_projected_mean": "refused",
     "fwl_ratio": "refused", "theorem": "refused", "latex": "refused",
+    "balls_and_bins": "refused", "cyclic": "refused", "random_allocation": "refused", "shuffled": "refused",
+    "sampler_composition": "refused",
     # data types and a function without arguments
     "Guarantee": "a NamedTuple", "SuppressionBound": "a result type", "TheoremInfo": "a result type",
     "FWLQuery": "a result type (built by the fwl_* functions)", "Composition": "a result type",
@@ -288,6 +290,12 @@ def test_refused():
         "fwl_mean": lambda: bounds.fwl_mean(3, p, 1.0), "fwl_projected_mean": lambda: bounds.fwl_projected_mean(p, 10, 1.0),
         "fwl_ratio": lambda: bounds.fwl_ratio([1.0, p], 0.5), "theorem": lambda: bounds.theorem(p),
         "latex": lambda: bounds.latex(p),
+        "balls_and_bins": lambda: bounds.balls_and_bins(bounds.Gaussian(1.0), p),
+        "cyclic": lambda: bounds.cyclic(bounds.Gaussian(1.0), p),
+        "random_allocation": lambda: bounds.random_allocation(bounds.Gaussian(1.0), 10, selected=p),
+        "shuffled": lambda: bounds.shuffled(bounds.Gaussian(1.0), p),
+        "sampler_composition": lambda: bounds.sampler_composition(sampler="cyclic", noise_multiplier=p, epochs=1,
+                                                                  steps_per_epoch=10),
     }
     assert set(calls) == {k for k, v in DASK.items() if v == "refused"}
     for name, call in calls.items():

@@ -1,0 +1,508 @@
+"""Kernels of the certified balls-and-bins epoch (issue 21; proof in ``docs/samplers/balls_and_bins.md``).
+
+One epoch of balls-and-bins with T batches and Gaussian noise θ = 1/σ has the dominating pairs (Chua et al.,
+AISTATS 2025) REMOVE (MoG_T(1), N_T) and ADD (N_T, MoG_T(1)).  Both depend on the data only through the
+likelihood ratio under Q = N_T,
+
+    R = (1/T)·Σ_t Y_t,   Y_t = exp(θZ_t − θ²/2),  Z_t iid N(0, 1)   (E Y_t = 1),
+
+REMOVE: H(c) = E_Q[(R − c)₊] (PLD: atoms at ln r with P-mass r·ν(r));
+ADD:    H(c) = E_Q[(1 − cR)₊] (PLD: atoms at −ln r with P-mass ν(r); r = 0 is the loss +∞),
+ν the law of R under Q.  A measure ν⁺ whose call function ∫(r − k)₊dν and put function ∫(k − r)₊dν both lie
+above those of ν dominates in both directions; ν⁻ with a smaller call function is dominated for REMOVE, one
+with a smaller put function for ADD.  These orders are kept by independent sums (convex order), so the
+T-fold sum is built from one summand's measures on the linear grid jΔ:
+
+- ``upper_y``: the chordal ("connect-the-dots") interpolation of the call function C(k) = δ_θ(ln k) of Y at
+  the nodes, on a *linear* grid: masses = second differences / Δ, plus the weight C(γ_J) at +∞ (a mean-
+  preserving spread of the top, in the limit).  Second order.
+- ``fine_cells`` + ``greedy_merge`` (lower): cells of the Z-line whose conditional mean of Y is certified
+  ≥ (REMOVE) or ≤ (ADD) the node the cell is collapsed to (Jensen, then a pointwise move that lowers the
+  call resp. put function); cells are closed as soon as their mean reaches a node (splitting a fine cell
+  fractionally: a randomised assignment keeps each part's law), so the rounding costs almost nothing.
+- The same ``greedy_merge`` maps the final R-measure to the composition's loss nodes (lower side: a cell's
+  merged loss ln(P(C)/Q(C)) certified ≥ its node; post-processing), and ``split_upper`` splits each atom of
+  the dominating R-measure between its two neighbouring loss nodes preserving P- and Q-mass (exact chord).
+
+Floating-point: every quantity that enters a result is an enclosure (libm erfc/exp/log within
+``ERFC_ULPS`` ulps, the assumption of ``numeric.composition``); each rounding is charged in the comments.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .composition import ERFC_ULPS, GAUSSIAN, REMOVE, U, profile_up, shifted_mass
+
+LOG_REL = (ERFC_ULPS + 2.0) * U  # relative error of fl(log(x)) for x a double (libm) plus slack
+
+
+@njit(cache=True)
+def _log_down(x: float) -> float:
+    """A lower bound on ln x (x > 0 a double)."""
+    v = math.log(x)
+    return v - abs(v) * LOG_REL - 1e-300
+
+
+@njit(cache=True)
+def _log_up(x: float) -> float:
+    v = math.log(x)
+    return v + abs(v) * LOG_REL + 1e-300
+
+
+@njit(cache=True)
+def upper_y(theta: float, delta: float, n: int):
+    """Dominating measure of Y on the nodes jΔ, j = 0..n, and the weight at +∞ (module docstring).
+
+    d_j ≥ C(jΔ) = δ_θ(ln jΔ) (SPEC T9 kernel rounded up, at ε = ln(jΔ) rounded down: δ decreases in ε; the
+    running minimum, C being non-increasing); d_0 = C(0) = E Y = 1 exactly.  Slopes s_j = (d_{j+1} − d_j)/Δ,
+    s_{−1} = −1 (C(k) = 1 − k for k ≤ 0), s_n = 0; ν_j = s_j − s_{j−1}; m_∞ = d_n.  The piecewise-linear D
+    through the d_j is ≥ C (chords of a convex function, through points above it) and has the same mass (1)
+    and mean + m_∞ (= D(0) = 1), so its put function D(k) − 1 + k is ≥ C's as well.  Rounding: Δ is a power
+    of two ≤ 1, so /Δ is exact; the two subtractions cost U|·| each: |ν̃_j − ν_j| ≤ 2U(|s̃_j| + |s̃_{j−1}|)
+    (+ second order, covered by the factor 4).  Entries are stored as max(ν̃ + bound, 0), rounded up: each is
+    ≥ max(ν_j, 0), and more mass only raises both call and put functions.
+    """
+    d = np.empty(n + 1)
+    d[0] = 1.0
+    for j in range(1, n + 1):
+        e = _log_down(j * delta)
+        v = min(profile_up(GAUSSIAN, REMOVE, e, theta, 1.0), 1.0)
+        d[j] = min(v, d[j - 1])
+    s = np.empty(n + 2)  # s[j + 1] = s_j
+    s[0] = -1.0
+    for j in range(n):
+        s[j + 1] = (d[j + 1] - d[j]) / delta
+    s[n + 1] = 0.0
+    out = np.empty(n + 1)
+    for j in range(n + 1):
+        v = s[j + 1] - s[j]
+        b = 4.0 * U * (abs(s[j + 1]) + abs(s[j]))
+        w = v + b
+        out[j] = w * (1.0 + 2.0 * U) + 5e-324 if w > 0.0 else 0.0
+    return out, d[n]
+
+
+@njit(cache=True)
+def fine_cells(theta: float, step: float, n: int):
+    """Enclosures of n cells of the Z-line: cell i = {Z: Y ∈ [≈ i·step, ≈ (i+1)·step)} (boundaries any
+    floats: only the enclosures matter), the last one unbounded above.  Returns (pos, w_lo, w_hi, m_lo, m_hi):
+    guidance position (≈ conditional mean of Y), Q-mass and first moment E_Q[Y; cell] enclosed
+    (``shifted_mass``: E_Q[Y 1{Z ∈ (a, b]}] = Φ(b − θ) − Φ(a − θ))."""
+    pos = np.empty(n)
+    wl = np.empty(n)
+    wh = np.empty(n)
+    ml = np.empty(n)
+    mh = np.empty(n)
+    half = 0.5 * theta * theta
+    a = -np.inf
+    for i in range(n):
+        b = (math.log((i + 1) * step) + half) / theta if i < n - 1 else np.inf
+        w, ew = shifted_mass(GAUSSIAN, a, b, 0.0)
+        m, em = shifted_mass(GAUSSIAN, a, b, theta)
+        wl[i] = max(w - ew, 0.0)
+        wh[i] = w + ew
+        ml[i] = max(m - em, 0.0)
+        mh[i] = m + em
+        pos[i] = m / w if w > 0.0 else (i + 0.5) * step
+        a = b
+    return pos, wl, wh, ml, mh
+
+
+@njit(cache=True)
+def _node_value(k: int, geometric: bool, spacing: float, up: bool) -> float:
+    """Node k: k·spacing (exact: spacing a power of two) or e^{k·spacing} rounded up (``up``) or down."""
+    if not geometric:
+        return k * spacing
+    v = math.exp(k * spacing)
+    return v * (1.0 + (ERFC_ULPS + 2.0) * U) if up else v * (1.0 - (ERFC_ULPS + 2.0) * U)
+
+
+@njit(cache=True)
+def _node_of(x: float, geometric: bool, spacing: float, up: bool) -> int:
+    """Guidance: the node at or above (``up``) / at or below x (position)."""
+    t = math.log(x) / spacing if geometric else x / spacing
+    return int(math.ceil(t - 1e-9)) if up else int(math.floor(t + 1e-9))
+
+
+@njit(cache=True)
+def _certify(ml: float, mh: float, wl: float, wh: float, cnt: int, k: int, geometric: bool, spacing: float,
+             up: bool) -> bool:
+    """Cell sums (Σm_lo, Σm_hi, Σw_lo, Σw_hi of cnt terms, each a float sum: relative error ≤ (cnt + 2)U)
+    certify mean ≥ node (``up``: M⁻ ≥ c⁺·W⁺) or mean ≤ node (M⁺ ≤ c⁻·W⁻), products rounded outward."""
+    r = (cnt + 4) * U
+    if up:
+        c = _node_value(k, geometric, spacing, True)
+        return ml * (1.0 - r) >= c * wh * (1.0 + r) * (1.0 + 2.0 * U) + 1e-320
+    c = _node_value(k, geometric, spacing, False)
+    return mh * (1.0 + r) + 1e-320 <= c * wl * (1.0 - r) * (1.0 - 2.0 * U)
+
+
+@njit(cache=True)
+def _place(out, k: int, v: float, k_min: int, k_max: int, up: bool) -> float:
+    """Add v at node k, or return it as dropped.  ``up`` (mean ≥ c_k): a node above k_max is replaced by
+    k_max (c smaller: still certified), one below k_min dropped; not ``up`` (mean ≤ c_k): above k_max
+    dropped, below k_min moved to k_min (c larger: still certified)."""
+    if up:
+        if k < k_min:
+            return v
+        out[min(k, k_max) - k_min] += v
+        return 0.0
+    if k > k_max:
+        return v
+    out[max(k, k_min) - k_min] += v
+    return 0.0
+
+
+@njit(cache=True)
+def greedy_merge(pos, w_lo, w_hi, m_lo, m_hi, geometric: bool, spacing: float, up: bool, emit_moment: bool,
+                 k_min: int, k_max: int):
+    """Merge atoms (positions ``pos``, sorted ascending; mass and moment enclosures) into cells collapsed to
+    nodes (k·spacing, or e^{k·spacing} when ``geometric``), each cell's mean Σm/Σw certified ≥ its node
+    (``up``: atoms taken in ascending order, node = the first at or above the cell's first atom) or ≤ it
+    (not ``up``: descending order, node at or below).  A cell is closed as soon as it certifies, splitting
+    the atom that closes it: fractions f and 1 − f are dyadic (exact), each part's enclosures rounded
+    outward (its law is the atom's: a randomised assignment).  Each closed cell adds its mass lower bound
+    Σw_lo (or, with ``emit_moment``, Σm_lo) to node k (``_place``: out-of-range nodes are moved only
+    in the direction that keeps the certificate, or dropped).  Returns
+    (out over k_min..k_max, mass not placed (dropped) as a lower bound on the loss, number of failures).
+    """
+    n = pos.shape[0]
+    whole_next = False
+    out = np.zeros(k_max - k_min + 1)
+    dropped = 0.0
+    fails = 0
+    cml = 0.0
+    cmh = 0.0
+    cwl = 0.0
+    cwh = 0.0
+    cnt = 0
+    k = 0
+    empty = True
+    carry = 1.0  # fraction of the current atom still to be assigned (dyadic)
+    idx = 0
+    while idx < n:
+        i = idx if up else n - 1 - idx
+        al = w_lo[i] * carry * (1.0 - 2.0 * U)
+        ah = w_hi[i] * carry * (1.0 + 2.0 * U) + 1e-320 if w_hi[i] > 0.0 else 0.0
+        bl = m_lo[i] * carry * (1.0 - 2.0 * U)
+        bh = m_hi[i] * carry * (1.0 + 2.0 * U) + 1e-320 if m_hi[i] > 0.0 else 0.0
+        x = pos[i]
+        if ah <= 0.0 or not (x > 0.0 or not geometric) or x != x:
+            idx += 1
+            carry = 1.0
+            continue
+        if empty and (bh if emit_moment else ah) < 1e-290:
+            # a negligible atom (its position, a ratio of near-subnormal enclosures, is noise) never starts a
+            # cell: dropped (lowers the call/put function and H)
+            dropped += bl if emit_moment else al
+            idx += 1
+            carry = 1.0
+            continue
+        if empty:
+            k = _node_of(x, geometric, spacing, up) if (x > 0.0 or not geometric) else k_min
+            empty = False
+        c = _node_value(k, geometric, spacing, up)
+        # pessimistic balance (guidance; the enclosures' widths included): up: M⁻ − cW⁺ ≥ 0 wanted;
+        # down: cW⁻ − M⁺ ≥ 0
+        bal = (cml - c * cwh) if up else (c * cwl - cmh)
+        gain = (bl - c * ah) if up else (c * al - bh)
+        margin = (cnt + 16) * 4.0 * U * (cmh + bh + c * (cwh + ah)) + 1e-300
+        f = 1.0
+        if gain > 0.0 and bal + gain > margin and cnt > 0 and not whole_next:
+            fr = (margin - bal) / gain
+            if fr < 1.0:
+                f = math.ceil(max(fr, 0.0) * 1.001 * 1099511627776.0 + 1.0) / 1099511627776.0
+                if f > 1.0:
+                    f = 1.0
+        # take fraction f of the (remaining) atom
+        cml += bl * f * (1.0 - 2.0 * U)
+        cmh += bh * f * (1.0 + 2.0 * U)
+        cwl += al * f * (1.0 - 2.0 * U)
+        cwh += ah * f * (1.0 + 2.0 * U)
+        cnt += 1
+        if f < 1.0:
+            carry = carry * (1.0 - f)  # both dyadic: exact
+        else:
+            carry = 1.0
+            idx += 1
+        whole_next = False
+        if _certify(cml, cmh, cwl, cwh, cnt, k, geometric, spacing, up):
+            v = cml if emit_moment else cwl
+            dropped += _place(out, k, v * (1.0 - (cnt + 4) * U), k_min, k_max, up)
+            cml = cmh = cwl = cwh = 0.0
+            cnt = 0
+            empty = True
+        elif f < 1.0:
+            fails += 1  # the fraction did not certify: take the rest of the atom whole next
+            whole_next = True
+    if not empty and cwl > 0.0:
+        # leftover cell: the nearest node on the safe side that certifies, else dropped
+        placed = False
+        for step in range(1, 40):
+            kk = k - step if up else k + step
+            if _certify(cml, cmh, cwl, cwh, cnt, kk, geometric, spacing, up):
+                v = (cml if emit_moment else cwl) * (1.0 - (cnt + 4) * U)
+                dropped += _place(out, kk, v, k_min, k_max, up)
+                placed = True
+                break
+        if not placed:
+            dropped += cml if emit_moment else cwl
+    return out, dropped, fails
+
+
+@njit(cache=True)
+def split_upper(ell_up, p_up, h: float, k_lo: int, k_hi: int):
+    """Dominating grid measure of atoms (loss ≤ ell_up[i], P-mass ≤ p_up[i]): each atom, moved up to
+    ell_up (H only rises), is split between its neighbouring nodes kh ≤ ℓ ≤ (k+1)h preserving P- and Q-mass
+    (the exact chord: H unchanged): m_b = p(1 − e^{kh−ℓ})/(1 − e^{−h}), m_a = p·e^{kh−ℓ}(1 − e^{ℓ−(k+1)h})/
+    (1 − e^{−h}), products/quotients of same-signed expm1/exp values (relative ≤ 8·ERFC_ULPS·U, then
+    rounded up).  Atoms below k_lo·h move up to k_lo; above k_hi·h to +∞.  Returns (masses, m_∞)."""
+    out = np.zeros(k_hi - k_lo + 1)
+    m_inf = 0.0
+    den = -math.expm1(-h)
+    rel = 1.0 + 8.0 * ERFC_ULPS * U
+    for i in range(ell_up.shape[0]):
+        p = p_up[i]
+        if not p > 0.0:
+            continue
+        ell = ell_up[i]
+        if ell >= k_hi * h:
+            m_inf += p
+            continue
+        if ell <= k_lo * h:
+            out[0] += p
+            continue
+        k = int(math.floor(ell / h))
+        if k < k_lo:
+            k = k_lo
+        if k >= k_hi:
+            m_inf += p
+            continue
+        x0 = k * h
+        if x0 == ell:
+            out[k - k_lo] += p
+            continue
+        mb = p * (-math.expm1(x0 - ell)) / den
+        ma = p * math.exp(x0 - ell) * (-math.expm1(ell - x0 - h)) / den
+        out[k - k_lo] += max(ma, 0.0) * rel + 1e-320
+        out[k + 1 - k_lo] += max(mb, 0.0) * rel + 1e-320
+    for j in range(out.shape[0]):
+        out[j] *= 1.0 + (ell_up.shape[0] + 4) * U  # accumulated sums of nonnegative terms
+    return out, m_inf * (1.0 + (ell_up.shape[0] + 4) * U)
+
+
+@njit(cache=True)
+def ratio_atoms(nu, delta: float, T: int):
+    """For the atoms r_j = jΔ/T (j ≥ 1) of the R-measure ν: (r guidance, ln r enclosure lo/hi, P-mass
+    r_j·ν_j enclosure lo/hi).  fl(jΔ) is exact (Δ a power of two, j < 2⁵³); the division by T costs U
+    relative, i.e. 2U absolute in ln r; the products U each."""
+    n = nu.shape[0]
+    r = np.empty(n)
+    llo = np.empty(n)
+    lhi = np.empty(n)
+    plo = np.empty(n)
+    phi = np.empty(n)
+    for j in range(n):
+        x = (j * delta) / T
+        r[j] = x
+        if j == 0:
+            llo[j] = -np.inf
+            lhi[j] = -np.inf
+            plo[j] = 0.0
+            phi[j] = 0.0
+            continue
+        llo[j] = _log_down(x) - 2.0 * U
+        lhi[j] = _log_up(x) + 2.0 * U
+        v = nu[j] * x
+        plo[j] = v * (1.0 - 4.0 * U)
+        phi[j] = v * (1.0 + 4.0 * U) + 1e-320 if v > 0.0 else 0.0
+    return r, llo, lhi, plo, phi
+
+
+# ----------------------------------------------------------------------------------------------------
+# the T-fold sum (FFT with the proven error bound of numeric.composition) and the epoch's loss grids
+# ----------------------------------------------------------------------------------------------------
+
+LOWER_EXTENDED = True  # binary64 lower sums (error subtracted: sound) were measured 19× wider at σ = 0.8, T = 100
+TAIL_Z = 6.5  # Y's grid reaches the P-quantile Z = θ + 6.5 (tail ≈ 4e-11; upper: a weight at +∞, lower: dropped)
+
+
+def _sum_conv(a: np.ndarray, b: np.ndarray, inf_a: float, inf_b: float, upward: bool, top: int, delta: float,
+              lam: float = 0.0):
+    """a * b on the nodes jΔ (j from 0), cut at ``top``; with ``lam`` > 0 (upper side only) the vectors are
+    stored *tilted*, entry j multiplied by e^{λj} (tilting commutes with convolution, and the FFT's absolute
+    error, once untilted, is multiplied by e^{−λj}: small where r = jΔ/T is large, which the REMOVE P-mass
+    r·ν weights).  Upper: FFT error added, the mass above the cut moved to node ``top`` with its first moment
+    added to the weight at +∞ (a mean-preserving spread onto {top, B}, B → ∞), weights at +∞ composed as
+    A·|b| + B·|a| (the spread atoms' masses A/B vanish); lower: FFT error subtracted, the mass above the cut
+    dropped.  Returns (c, weight at +∞)."""
+    from . import composition as C
+
+    n_out = len(a) + len(b) - 1
+    if min(len(a), len(b)) <= 64:
+        c = np.convolve(a, b)
+        rel = (min(len(a), len(b)) + 2) * U
+        c = c * (1 + rel) if upward else c * (1 - rel)
+    else:
+        c, err, rel = C._fft_convolve(a, b, n_out, upward or LOWER_EXTENDED)
+        if rel is not None:
+            err = err + rel
+        c = c + err if upward else c - err
+    c = np.maximum(c, 0.0)
+    if not upward:
+        return c[: top + 1].copy(), 0.0
+    if lam > 0.0:
+        ua = a * C.tilt_weights(0, len(a), -lam, True) * (1 + 2 * U)
+        ub = b * C.tilt_weights(0, len(b), -lam, True) * (1 + 2 * U)
+    else:
+        ua, ub = a, b
+    extra = 0.0
+    if n_out - 1 > top:
+        # mass and first moment beyond the cut by direct summation over the untilted factors (nonnegative
+        # terms: relative error only, no FFT noise; the factors are entrywise upper bounds)
+        mass, moment = _beyond(ua, ub, top)
+        g = 1.0 + (len(a) + len(b) + 8) * U
+        extra = moment * delta * g * (1 + 2 * U)
+        c = c[: top + 1].copy()
+        tw = float(C.tilt_weights(top, 1, lam, True)[0]) if lam > 0.0 else 1.0
+        c[top] = (c[top] + mass * g * tw * (1 + 2 * U)) * (1 + 2 * U)
+    ta = float(ua.sum()) * (1 + (len(a) + 4) * U)
+    tb = float(ub.sum()) * (1 + (len(b) + 4) * U)
+    return c, (inf_a * tb + inf_b * ta) * (1 + 4 * U) + extra
+
+
+@njit(cache=True)
+def _beyond(a: np.ndarray, b: np.ndarray, top: int):
+    """(Σ_{i+j>top} a_i b_j, Σ_{i+j>top} a_i b_j (i + j)) by suffix sums of b and j·b (nonnegative terms,
+    unrounded: the caller applies the relative bound (len(a) + len(b) + 8)U)."""
+    nb = b.shape[0]
+    s0 = np.zeros(nb + 1)
+    s1 = np.zeros(nb + 1)
+    for j in range(nb - 1, -1, -1):
+        s0[j] = s0[j + 1] + b[j]
+        s1[j] = s1[j + 1] + b[j] * j
+    mass = 0.0
+    mom = 0.0
+    for i in range(a.shape[0]):
+        j = top - i + 1
+        if j < 0:
+            j = 0
+        if j >= nb:
+            continue
+        mass += a[i] * s0[j]
+        mom += a[i] * (s1[j] + i * s0[j])
+    return mass, mom
+
+
+def sum_power(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: float = 0.0):
+    """The T-fold convolution of y by squaring; ``tops(n)`` = (last node kept for n summands, Δ).  With
+    ``lam`` > 0 (upper only) the work is done on tilted vectors and the result untilted (rounded up)."""
+    from . import composition as C
+
+    if lam > 0.0:
+        y = y * C.tilt_weights(0, len(y), lam, True) * (1 + 2 * U)
+    result = None
+    inf_r = 0.0
+    base, inf_b, nb = y, inf_y, 1
+    n = T
+    nr = 0
+    while True:
+        if n & 1:
+            if result is None:
+                result, inf_r, nr = base, inf_b, nb
+            else:
+                nr += nb
+                top, d = tops(nr)
+                result, inf_r = _sum_conv(result, base, inf_r, inf_b, upward, top, d, lam)
+        n >>= 1
+        if not n:
+            break
+        nb *= 2
+        top, d = tops(nb)
+        base, inf_b = _sum_conv(base, base, inf_b, inf_b, upward, top, d, lam)
+    if lam > 0.0:
+        result = result * C.tilt_weights(0, len(result), -lam, True) * (1 + 2 * U)
+    return result, inf_r
+
+
+def y_sd(theta: float) -> float:
+    return math.sqrt(math.expm1(min(theta * theta, 700.0)))
+
+
+def y_top(theta: float) -> float:
+    """Y at the P-quantile Z = θ + TAIL_Z: exp(θ²/2 + TAIL_Z·θ)."""
+    return math.exp(min(0.5 * theta * theta + TAIL_Z * theta, 700.0))
+
+
+def epoch_grids(theta_up: float, theta_lo: float, T: int, h: float, delta: float, progress=None):
+    """Per direction (REMOVE, ADD): (upper Grid, lower Grid) of one balls-and-bins epoch on the loss nodes
+    k·h (module docstring; proof note ``docs/samplers/balls_and_bins.md``).  Δ is the Y-grid spacing (a
+    power of two ≤ 1)."""
+    from . import composition as C
+
+    sd = y_sd(theta_up)
+    J = int(math.ceil(y_top(theta_up) / delta)) + 1
+
+    def tops(n):
+        return min(n * J, int(math.ceil((n + 14.0 * math.sqrt(n) * sd + y_top(theta_up)) / delta)) + 2), delta
+
+    # one summand: dominating (both directions), dominated for REMOVE (mean ≥ node), for ADD (mean ≤ node)
+    yu, inf_u = upper_y(theta_up, delta, J)
+    pos, wl, wh, ml, mh = fine_cells(theta_lo, 0.5 * delta, 2 * J)
+    yr, _, _ = greedy_merge(pos, wl, wh, ml, mh, False, delta, True, False, 0, J)
+    ya, _, _ = greedy_merge(pos, wl, wh, ml, mh, False, delta, False, False, 0, J)
+    if progress:
+        progress("summands")
+    # REMOVE weighs the upper measure by r: tilted (λ·J ≤ 23 keeps the tilted tail ≤ e²³ × its mass;
+    # λT/Δ ≤ 3 keeps the tilted total ≤ e³); ADD untilted (its P-mass is ν itself)
+    top_t = tops(T)[0]
+    lam = min(23.0 / max(J, 1), 3.0 * delta / T, 23.0 / top_t)
+    su, m_inf = sum_power(yu, inf_u, T, True, tops, lam)
+    # the ADD copy: the tilted sum's untilted error is ≤ e^{λT/Δ}-times the untilted computation's at small r
+    # (ADD's large losses); when that factor is ≤ e^{1/2} the tilted sum serves ADD too (one power less)
+    reuse = T == 1 or lam * T / delta <= 0.5
+    sua, _ = (su, m_inf) if reuse else sum_power(yu, inf_u, T, True, tops)
+    sr, _ = sum_power(yr, 0.0, T, False, tops)
+    sa, _ = sum_power(ya, 0.0, T, False, tops)
+    if progress:
+        progress(f"{T}-fold sums")
+    out = []
+    # REMOVE: loss ln r, P-mass r·ν
+    r, llo, lhi, plo, phi = ratio_atoms(su, delta, T)
+    k_lo, k_hi = _range(lhi, phi, h)
+    mu, minf = split_upper(lhi, phi, h, k_lo, k_hi)
+    up = C.Grid(mu, k_lo, minf + m_inf / T * (1 + 2 * U))
+    r2, llo2, lhi2, plo2, phi2 = ratio_atoms(sr, delta, T)
+    low, _, _ = greedy_merge(r2[1:], sr[1:], sr[1:], plo2[1:], phi2[1:], True, h, True, True, k_lo, k_hi)
+    out.append((C._trim(up), C._trim(C.Grid(low, k_lo, 0.0))))
+    # ADD: loss −ln r, P-mass ν (r = 0: loss +∞)
+    r, llo, lhi, plo, phi = ratio_atoms(sua, delta, T)
+    nu = sua[1:]
+    ell = -llo[1:]
+    a_lo, a_hi = _range(ell, nu, h)
+    mu, minf = split_upper(ell, nu, h, a_lo, a_hi)
+    up = C.Grid(mu, a_lo, minf + sua[0])
+    r3, llo3, lhi3, plo3, phi3 = ratio_atoms(sa, delta, T)
+    # down-mode on the R-nodes e^{k'h}: mean ≤ e^{k'h} ⇔ ADD loss ≥ −k'h; k' ∈ [−a_hi, −a_lo]
+    low, _, _ = greedy_merge(r3[1:], sa[1:], sa[1:], plo3[1:], phi3[1:], True, h, False, False, -a_hi, -a_lo)
+    out.append((C._trim(up), C._trim(C.Grid(low[::-1].copy(), a_lo, sa[0]))))
+    return out
+
+
+CUT_MASS = 1e-18  # P-mass at the low-loss end merged into the first kept node (upper: moved up; lower: dropped)
+
+
+def _range(ell: np.ndarray, p: np.ndarray, h: float) -> tuple[int, int]:
+    """Loss nodes [k_lo, k_hi] covering the atoms (ell, P-mass p), the low-loss end cut where the P-mass
+    below is ≤ CUT_MASS (a heuristic: sizes only)."""
+    ok = np.isfinite(ell) & (p > 0)
+    e, w = ell[ok], p[ok]
+    order = np.argsort(e)
+    e, w = e[order], w[order]
+    cs = np.cumsum(w)
+    i = int(np.searchsorted(cs, CUT_MASS, side="right"))
+    i = min(i, len(e) - 1)
+    return int(math.floor(e[i] / h)) - 1, int(math.ceil(e[-1] / h)) + 1
