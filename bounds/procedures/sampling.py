@@ -16,11 +16,14 @@ The bounds these samplers carry (provenance flags from SPEC):
   add/remove with n the larger neighbour): :func:`bounds.with_replacement`, :class:`bounds.WithReplacement`;
 - batch samplers (:class:`PoissonBatches`, :class:`FixedSizeBatches`, :class:`ShuffledBatches`,
   :class:`BallsAndBinsBatches`, :class:`RandomAllocationBatches`, :class:`CyclicBatches`) — one index array
-  per step of an epoch; Poisson's per-step mechanism is :func:`bounds.poisson_sampled` (SPEC T11) and
-  ``PoissonBatches.accounting`` gives the steps of ``bounds.compose``; ``CyclicBatches.accounting`` counts one
-  step per epoch (zero-out or replace-one adjacency); every sampler exposes its parameters as data
-  (``crosscheck_keywords()``: ``.sampler`` is the word ``crosscheck(sampler=...)`` uses), for the accountants
-  of the shuffled, balls-and-bins, random-allocation and fixed-size samplers.
+  per step of an epoch.  ``sampler.accounting(mechanism, epochs, adjacency=...)`` gives the ``bounds.compose``
+  steps of the round that certifies that very sampler (:func:`bounds.samplers.wiring.sampler_steps`, the one
+  source of the sampler words and of the step convention): Poisson → :func:`bounds.poisson_sampled` (SPEC
+  T11) per step; balls-and-bins → :func:`bounds.balls_and_bins`; random allocation →
+  :func:`bounds.random_allocation`; shuffled → :func:`bounds.shuffled` (certified lower side, cyclic upper);
+  fixed-size → :func:`bounds.samplers.fixed_size_sampled` per step; cyclic → :func:`bounds.cyclic` (record
+  C2, *source*).  ``crosscheck_keywords(epochs)`` returns the same parameters as data — the keywords of
+  :func:`bounds.sampler_composition` (add ``noise_multiplier=``), ``.sampler`` being its sampler word.
 
 **Bernoulli draws are exact.**  ``rng.random() < p`` would keep a record with probability ⌈p·2⁵³⌉/2⁵³
 (``random()`` returns multiples of 2⁻⁵³), up to 2⁻⁵³ above p for p < 1/2.  The draws here compare a uniform
@@ -251,8 +254,10 @@ class BatchSampler:
     number of steps per epoch; ``epoch(rng)`` runs one epoch with another generator.
 
     Attributes (the sampler's parameters as data, for the accountant):
-    ``sampler`` — the word ``crosscheck(sampler=...)`` uses; ``dataset_size``; ``steps_per_epoch``;
-    ``batch_size`` — the fixed batch size, or the expected one (a float) for Poisson and balls-and-bins.
+    ``sampler`` — the word of :func:`bounds.sampler_composition` (``bounds.samplers.SAMPLERS``);
+    ``dataset_size``; ``steps_per_epoch``; ``batch_size`` — the fixed batch size, or the expected one (a float)
+    for Poisson, balls-and-bins and random allocation.  :meth:`accounting` gives the certified ``compose``
+    steps, :meth:`crosscheck_keywords` the same parameters as ``sampler_composition``'s keywords.
     """
 
     sampler: str = ""
@@ -260,6 +265,7 @@ class BatchSampler:
     steps_per_epoch: int
     batch_size: Any
     _rng: np.random.Generator | None = None
+    _fixed_batches = False  # batch_size is a word of the accountant (fixed-size, shuffled, cyclic batches)
 
     def _own(self, rng: Any) -> None:
         self._rng = None if rng is None else generator(type(self).__name__, rng)
@@ -289,16 +295,45 @@ class BatchSampler:
         for _ in range(k):
             yield from self.epoch(g)
 
+    def _words(self) -> dict[str, Any]:
+        """The parameters the sampler's accounting reads (``sampler_steps``'s keywords, without epochs)."""
+        words: dict[str, Any] = {"sampler": self.sampler, "steps_per_epoch": self.steps_per_epoch}
+        if self._fixed_batches:
+            words["batch_size"] = self.batch_size
+        words["dataset_size"] = self.dataset_size
+        return words
+
     def crosscheck_keywords(self, epochs: int = 1) -> dict[str, Any]:
-        """The keywords of ``crosscheck(..., sampler=, steps_per_epoch=, batch_size=, dataset_size=, epochs=)``
-        describing this sampler (pass ``noise_multiplier=`` and the claim yourself)."""
+        """The keywords of :func:`bounds.sampler_composition` describing ``epochs`` epochs of this sampler
+        (add ``noise_multiplier=``): the same parameters :meth:`accounting` passes to
+        :func:`bounds.samplers.wiring.sampler_steps`, so both give the same composition."""
         e = count(f"{type(self).__name__}.crosscheck_keywords", "epochs", epochs, minimum=1)
-        return {"sampler": self.sampler, "steps_per_epoch": self.steps_per_epoch, "batch_size": self.batch_size,
-                "dataset_size": self.dataset_size, "epochs": e}
+        return {**self._words(), "epochs": e}
+
+    def accounting(self, mechanism: Any, epochs: int = 1, *, adjacency: str | None = None) -> list:
+        """``bounds.compose`` steps certifying ``epochs`` epochs of this very sampler, ``mechanism`` being the
+        mechanism of one step (``Gaussian.from_noise_multiplier(σ)`` for DP-SGD).
+
+        The round is the one :func:`bounds.samplers.wiring.sampler_steps` assigns to ``self.sampler`` (record
+        C2 / SPEC T11; see the module docstring), with this sampler's own parameters; ``adjacency`` defaults to
+        the sampler's (``bounds.samplers.wiring.ADJACENCY``) and is carried as data in the round.
+
+        Raises
+        ------
+        ValueError
+            For epochs < 1 or an adjacency the sampler's round does not cover; TypeError for a mechanism the
+            round does not take.
+        """
+        from ..samplers.wiring import sampler_steps
+
+        where = f"{type(self).__name__}.accounting"
+        e = count(where, "epochs", epochs, minimum=1)
+        steps, _ = sampler_steps(mechanism=mechanism, epochs=e, adjacency=adjacency, function=where,
+                                 **self._words())
+        return steps
 
     def __repr__(self) -> str:
-        words = self.crosscheck_keywords()
-        fields = ", ".join(f"{k}={v!r}" for k, v in words.items() if k not in ("sampler", "epochs"))
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._words().items() if k != "sampler")
         return f"{type(self).__name__}({fields})"
 
 
@@ -319,7 +354,8 @@ class PoissonBatches(BatchSampler):
 
     Each step is :func:`poisson_sample`, independent across steps; the batch size is random (mean n·rate).
     The per-step mechanism is ``bounds.poisson_sampled(mechanism, effective_rate(rate))``
-    (:meth:`step_mechanism`); :meth:`accounting` gives the ``compose`` steps.
+    (:meth:`step_mechanism`); :meth:`accounting` gives the ``compose`` steps
+    ``[(step_mechanism(mechanism), epochs × steps_per_epoch)]`` (add/remove adjacency).
 
     Parameters
     ----------
@@ -367,23 +403,18 @@ class PoissonBatches(BatchSampler):
 
         return bounds.poisson_sampled(mechanism, effective_rate(self.rate))
 
-    def accounting(self, mechanism: Any, epochs: int = 1) -> list:
-        """``[(step_mechanism(mechanism), epochs × steps_per_epoch)]``, the argument of ``bounds.compose``."""
-        e = count("PoissonBatches.accounting", "epochs", epochs, minimum=1)
-        return [(self.step_mechanism(mechanism), e * self.steps_per_epoch)]
-
-    def crosscheck_keywords(self, epochs: int = 1) -> dict[str, Any]:
-        words = super().crosscheck_keywords(epochs)
-        words["rate"] = effective_rate(self.rate)
-        return words
+    def _words(self) -> dict[str, Any]:
+        # accounting: [(step_mechanism(mechanism), epochs × steps_per_epoch)], add/remove
+        return {**super()._words(), "rate": effective_rate(self.rate)}
 
 
 class FixedSizeBatches(BatchSampler):
-    """A uniform size-b subset drawn independently at every step (``crosscheck(sampler="fixed_size")``).
+    """A uniform size-b subset drawn independently at every step (``sampler_composition(sampler="fixed_size")``).
 
     Each step is :func:`sample_without_replacement` (n, b) — the sampler of SPEC T2 per step, for
     substitution neighbours; this is **not** Poisson sampling (a fixed-size batch accounted as Poisson is the
-    error of jax_privacy #121).
+    error of jax_privacy #121).  :meth:`accounting`: ``bounds.samplers.fixed_size_sampled(mechanism, b, n,
+    adjacency=...)`` for each of the epochs × steps_per_epoch steps (replace-one by default, or zero-out).
 
     Examples
     --------
@@ -393,6 +424,7 @@ class FixedSizeBatches(BatchSampler):
     """
 
     sampler = "fixed_size"
+    _fixed_batches = True
 
     def __init__(self, dataset_size: Any, batch_size: Any, steps_per_epoch: Any, *, rng: Any = None) -> None:
         self._own(rng)
@@ -408,11 +440,16 @@ class FixedSizeBatches(BatchSampler):
 
 class ShuffledBatches(BatchSampler):
     """Shuffle once per epoch, then cut the permutation into consecutive batches of size b
-    (``crosscheck(sampler="shuffle")``; the shuffled sampler of Chua et al. 2024, *How Private are DP-SGD
-    Implementations?*).
+    (``sampler_composition(sampler="shuffle")``; the shuffled sampler ABLQ_S of Chua et al. 2024, *How Private
+    are DP-SGD Implementations?*).
 
     Every record is in exactly one batch per epoch; a fresh uniform permutation each epoch.  n must be a
     multiple of b, or ``drop_remainder=True``: the permutation's last n mod b records sit out that epoch.
+
+    :meth:`accounting`: ``[(bounds.shuffled(mechanism, T, adjacency=...), epochs)]`` — a certified lower side
+    and the cyclic (fixed-batch) upper side; zero-out (default) or replace-one.  It needs every record in a
+    batch (n a multiple of b): with records sitting out the certified lower side is not the one of this
+    procedure, and :meth:`accounting_upper` (upper side only) is what holds.
 
     Examples
     --------
@@ -424,6 +461,7 @@ class ShuffledBatches(BatchSampler):
     """
 
     sampler = "shuffle"
+    _fixed_batches = True
 
     def __init__(self, dataset_size: Any, batch_size: Any, *, drop_remainder: bool = False, rng: Any = None) -> None:
         self._own(rng)
@@ -438,22 +476,37 @@ class ShuffledBatches(BatchSampler):
         for t in range(self.steps_per_epoch):
             yield np.sort(order[t * b:(t + 1) * b])
 
+    def _words(self) -> dict[str, Any]:
+        if self.dataset_size % self.batch_size:
+            raise ValueError(f"ShuffledBatches: {self.dataset_size % self.batch_size} of dataset_size = "
+                             f"{self.dataset_size} records sit out each epoch (drop_remainder, batch_size = "
+                             f"{self.batch_size}); the certified lower side of bounds.shuffled assumes every "
+                             "record in one batch.  Use accounting_upper (the fixed-batch upper bound holds)")
+        return super()._words()
+
     def accounting_upper(self, mechanism: Any, epochs: int = 1, *, adjacency: str = "zero_out") -> list:
-        """``compose`` steps of an **upper bound** for ``epochs`` shuffled epochs: those of fixed batches
-        (:meth:`CyclicBatches.accounting`).
+        """``compose`` steps of an **upper bound** for ``epochs`` shuffled epochs: one step of the mechanism per
+        epoch, as for fixed batches — ``[(mechanism, epochs)]`` (zero-out) or ``[(mechanism.group(2),
+        epochs)]`` (replace-one).
+
+        A different valid statement from :meth:`accounting`, kept because it covers more: its value is the
+        upper side of :meth:`accounting` (``bounds.shuffled``'s upper side is this cyclic bound), but it also
+        holds with ``drop_remainder=True`` (a record that sits out an epoch costs nothing there) and for any
+        step mechanism (Gaussian, Laplace, or a black-box ``EpsDelta`` under zero-out), where no certified
+        lower side exists.
 
         Under zero-out or replace-one adjacency the two datasets have the same size, so one permutation gives
         both the same batch positions: the shuffled sampler is a mixture, over permutations, of fixed-batch
         runs, and by joint convexity of the hockey-stick divergence its privacy profile is at most the
         largest over the mixture's components — each of which is the fixed-batch profile.  Shuffling may
-        amplify (Chua et al. 2024 measure how little in DP-SGD regimes); a certified two-sided accountant
-        is ``crosscheck(sampler="shuffle", ...)``'s (``crosscheck_keywords()``).  Add/remove is refused.
+        amplify (Chua et al. 2024 measure how little in DP-SGD regimes); :meth:`accounting` adds the certified
+        lower side.  Add/remove is refused.
         """
         return _one_step_per_epoch("ShuffledBatches.accounting_upper", mechanism, epochs, adjacency)
 
 
 class CyclicBatches(BatchSampler):
-    """Fixed consecutive batches, the same every epoch (``crosscheck(sampler="cyclic")``): batch t holds
+    """Fixed consecutive batches, the same every epoch (``sampler_composition(sampler="cyclic")``): batch t holds
     ``order[t·b:(t+1)·b]`` for a public ``order`` (default 0, 1, …, n − 1).  No randomness: no amplification.
 
     Examples
@@ -464,6 +517,7 @@ class CyclicBatches(BatchSampler):
     """
 
     sampler = "cyclic"
+    _fixed_batches = True
 
     def __init__(self, dataset_size: Any, batch_size: Any, *, order: Any = None, drop_remainder: bool = False) -> None:
         self.dataset_size = count("CyclicBatches", "dataset_size", dataset_size, minimum=1)
@@ -484,9 +538,11 @@ class CyclicBatches(BatchSampler):
         for t in range(self.steps_per_epoch):
             yield np.sort(self.order[t * b:(t + 1) * b])
 
-    def accounting(self, mechanism: Any, epochs: int = 1, *, adjacency: str = "zero_out") -> list:
+    def accounting(self, mechanism: Any, epochs: int = 1, *, adjacency: str | None = None) -> list:
         """``compose`` steps for ``epochs`` epochs of fixed batches: one application of the step mechanism per
-        epoch.
+        epoch — ``[(bounds.cyclic(mechanism, T, adjacency=...), epochs)]`` for a Gaussian or Laplace step
+        (the round of ``sampler_composition(sampler="cyclic")``), ``[(mechanism, epochs)]`` for a black-box
+        ``EpsDelta`` step under zero-out.
 
         With fixed batches the differing record sits in exactly one step per epoch; every other step, given
         the same past, has the same output distribution on both datasets, so by adaptive composition each
@@ -494,9 +550,15 @@ class CyclicBatches(BatchSampler):
         the step's sum moves by at most the clipping norm, the mechanism's own sensitivity →
         ``[(mechanism, epochs)]``.  ``"replace_one"`` (substitution): it moves by up to twice that →
         ``[(mechanism.group(2), epochs)]`` (θ → 2θ, Gaussian or Laplace).  Add/remove is refused: adding a
-        record shifts every later batch of a fixed order, which this argument does not cover.
+        record shifts every later batch of a fixed order, which this argument does not cover.  With
+        ``drop_remainder=True`` the left-out records cost nothing: the same steps hold.
         """
-        return _one_step_per_epoch("CyclicBatches.accounting", mechanism, epochs, adjacency)
+        import bounds
+
+        if isinstance(mechanism, bounds.EpsDelta):
+            return _one_step_per_epoch("CyclicBatches.accounting", mechanism, epochs,
+                                       "zero_out" if adjacency is None else adjacency)
+        return super().accounting(mechanism, epochs, adjacency=adjacency)
 
 
 def _one_step_per_epoch(function: str, mechanism: Any, epochs: Any, adjacency: Any) -> list:
@@ -521,7 +583,9 @@ def _one_step_per_epoch(function: str, mechanism: Any, epochs: Any, adjacency: A
 
 class RandomAllocationBatches(BatchSampler):
     """Random allocation: every record joins ``selected`` = k of the T steps of an epoch, a uniform k-subset
-    chosen independently per record (``crosscheck(sampler="random_allocation")``; Feldman & Shenfeld 2025).
+    chosen independently per record (``sampler_composition(sampler="random_allocation")``; Feldman & Shenfeld
+    2025).  :meth:`accounting`: ``[(bounds.random_allocation(mechanism, T, selected=k), epochs)]``
+    (add/remove).
 
     Batch sizes are random (mean n·k/T).  k = 1 is balls-and-bins (:class:`BallsAndBinsBatches`).  Memory
     O(n·k) per epoch.
@@ -565,16 +629,15 @@ class RandomAllocationBatches(BatchSampler):
         for t in range(self.steps_per_epoch):
             yield records[order[bounds_[t]:bounds_[t + 1]]]
 
-    def crosscheck_keywords(self, epochs: int = 1) -> dict[str, Any]:
-        words = super().crosscheck_keywords(epochs)
-        words["selected"] = self.selected
-        return words
+    def _words(self) -> dict[str, Any]:
+        return {**super()._words(), "selected": self.selected}
 
 
 class BallsAndBinsBatches(RandomAllocationBatches):
     """Balls-and-bins batches: every record is put in one uniformly random step of the epoch, independently,
-    with fresh bins each epoch (``crosscheck(sampler="balls_and_bins")``; Chua et al. 2025, *Balls-and-Bins
-    Sampling for DP-SGD*).  Random allocation with k = 1.
+    with fresh bins each epoch (``sampler_composition(sampler="balls_and_bins")``; Chua et al. 2025,
+    *Balls-and-Bins Sampling for DP-SGD*).  Random allocation with k = 1.  :meth:`accounting`:
+    ``[(bounds.balls_and_bins(mechanism, T), epochs)]`` (add/remove).
 
     Examples
     --------
@@ -592,7 +655,7 @@ class BallsAndBinsBatches(RandomAllocationBatches):
     def _steps_of_records(self, g: np.random.Generator) -> np.ndarray:
         return g.integers(0, self.steps_per_epoch, size=(self.dataset_size, 1))
 
-    def crosscheck_keywords(self, epochs: int = 1) -> dict[str, Any]:
-        words = super().crosscheck_keywords(epochs)
+    def _words(self) -> dict[str, Any]:
+        words = super()._words()
         del words["selected"]
         return words

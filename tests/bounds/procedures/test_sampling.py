@@ -20,6 +20,7 @@ import bounds
 from bounds.procedures import (BallsAndBinsBatches, CyclicBatches, FixedSizeBatches, PoissonBatches,
                                RandomAllocationBatches, ShuffledBatches, effective_rate, poisson_guarantee,
                                poisson_sample, sample_with_replacement, sample_without_replacement)
+from bounds.samplers import SAMPLERS
 from tests.goodness_of_fit import g_test
 
 ALPHA = 1e-4
@@ -154,10 +155,28 @@ def test_shuffled_first_batch_uniform_and_partition():
     assert g_test(counts_of(firsts), expected, trials) > ALPHA
 
 
-def test_balls_and_bins_assignment_uniform():
-    n, T, trials = 3, 2, 40_000
-    s = BallsAndBinsBatches(n, T)
+def test_shuffled_drop_remainder_uniform_ordered_batches():
+    # n = 7, b = 3, drop_remainder: the two batches are a uniform ordered pair of disjoint 3-subsets (140
+    # cells) and the seventh record sits out; sizes exact
+    n, b, trials = 7, 3, 28_000
+    s = ShuffledBatches(n, b, drop_remainder=True)
     g = np.random.default_rng(11)
+    obs = []
+    for _ in range(trials):
+        batches = [tuple(x.tolist()) for x in s.epoch(g)]
+        assert [len(x) for x in batches] == [3, 3]
+        obs.append(tuple(batches))
+    cells = [(a, c) for a in itertools.combinations(range(n), b) for c in itertools.combinations(range(n), b)
+             if not set(a) & set(c)]
+    assert len(cells) == 140
+    assert g_test(counts_of(obs), {c: Fraction(1, len(cells)) for c in cells}, trials) > ALPHA
+
+
+@pytest.mark.parametrize("n,T,trials,seed", [(3, 2, 40_000, 11), (3, 5, 25_000, 20261201)])
+def test_balls_and_bins_assignment_uniform(n, T, trials, seed):
+    # the joint assignment of all n records: every bin uniform and the records independent
+    s = BallsAndBinsBatches(n, T)
+    g = np.random.default_rng(seed)
     obs = []
     for _ in range(trials):
         where = [None] * n
@@ -170,19 +189,20 @@ def test_balls_and_bins_assignment_uniform():
     assert g_test(counts_of(obs), expected, trials) > ALPHA
 
 
-def test_random_allocation_uniform_k_subsets_independent():
-    n, T, k, trials = 2, 4, 2, 40_000
+@pytest.mark.parametrize("n,T,k,trials,seed", [(2, 4, 2, 40_000, 12), (1, 5, 2, 5_000, 7), (2, 5, 3, 40_000, 21)])
+def test_random_allocation_uniform_k_subsets_independent(n, T, k, trials, seed):
     s = RandomAllocationBatches(n, T, selected=k)
-    g = np.random.default_rng(12)
+    g = np.random.default_rng(seed)
     obs = []
     for _ in range(trials):
-        steps = [[], []]
+        steps = [[] for _ in range(n)]
         for t, batch in enumerate(s.epoch(g)):
             for i in batch.tolist():
                 steps[i].append(t)
-        obs.append((tuple(steps[0]), tuple(steps[1])))
+        assert all(len(x) == k for x in steps)
+        obs.append(tuple(map(tuple, steps)))
     subsets = list(itertools.combinations(range(T), k))
-    expected = {(a, b): Fraction(1, len(subsets) ** 2) for a in subsets for b in subsets}
+    expected = {c: Fraction(1, len(subsets) ** n) for c in itertools.product(subsets, repeat=n)}
     assert g_test(counts_of(obs), expected, trials) > ALPHA
 
 
@@ -209,37 +229,92 @@ def test_cyclic_batches_fixed():
     s = CyclicBatches(6, 3, order=[5, 4, 3, 2, 1, 0])
     assert [b.tolist() for b in s.epoch()] == [[3, 4, 5], [0, 1, 2]]
     assert [b.tolist() for b in s.epochs(2, rng=0)] == [[3, 4, 5], [0, 1, 2], [3, 4, 5], [0, 1, 2]]
-    assert CyclicBatches(7, 3, drop_remainder=True).steps_per_epoch == 2
+    assert [b.tolist() for b in CyclicBatches(7, 3, drop_remainder=True)] == [[0, 1, 2], [3, 4, 5]]
+    assert [b.tolist() for b in CyclicBatches(9, 3)] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
 
 
 def test_cyclic_accounting():
     g = bounds.Gaussian.from_noise_multiplier(2.0)
     s = CyclicBatches(60, 6)
-    assert s.accounting(g, epochs=5) == [(g, 5)]
+    assert s.accounting(g, epochs=5) == [(bounds.cyclic(g, 10), 5)]
     [(doubled, count)] = s.accounting(g, epochs=5, adjacency="replace_one")
-    assert count == 5 and doubled.theta >= 2 * g.theta and doubled.theta <= 2 * g.theta * (1 + 2 ** -51)
-    with pytest.raises(ValueError, match="add/remove"):
+    assert count == 5 and doubled.adjacency == "replace_one"
+    effective = doubled._effective  # the step at sensitivity 2: θ → 2θ, rounded up
+    assert effective.theta >= 2 * g.theta and effective.theta <= 2 * g.theta * (1 + 2 ** -51)
+    # one step of the Gaussian per epoch: 5 epochs at σ = 2 are the Gaussian at θ = √5/2 (mpmath reference)
+    with mp.workdps(50):
+        theta = mp.sqrt(5) / 2
+        ref = mp.ncdf(theta / 2 - 1 / theta) - mp.e * mp.ncdf(-theta / 2 - 1 / theta)
+    sandwich = bounds.compose(s.accounting(g, epochs=5), tolerance=1e-2).delta(1.0)
+    assert sandwich.lower <= float(ref) <= sandwich.upper
+    with pytest.raises(ValueError, match="adjacency"):
         s.accounting(g, adjacency="add_remove")
     with pytest.raises(ValueError, match="replace_one"):
         s.accounting(bounds.EpsDelta(1.0, 1e-6), adjacency="replace_one")
-    with pytest.raises(ValueError, match="mechanism"):
+    assert s.accounting(bounds.EpsDelta(1.0, 1e-6), epochs=3) == [(bounds.EpsDelta(1.0, 1e-6), 3)]
+    with pytest.raises(TypeError, match="mechanism"):
         s.accounting("gaussian")
     with pytest.raises(ValueError, match="epochs"):
         s.accounting(g, epochs=0)
+
+
+def test_shuffled_accounting_upper():
+    # the fixed-batch upper bound: also for records sitting out (drop_remainder) and for Laplace / EpsDelta
+    g = bounds.Gaussian.from_noise_multiplier(2.0)
     assert ShuffledBatches(60, 6).accounting_upper(g, epochs=5) == [(g, 5)]
+    assert ShuffledBatches(61, 6, drop_remainder=True).accounting_upper(g, epochs=5) == [(g, 5)]
+    lap = bounds.Laplace(0.5)
+    assert ShuffledBatches(60, 6).accounting_upper(lap, epochs=2, adjacency="replace_one") == [(lap.group(2), 2)]
     with pytest.raises(ValueError, match="add/remove"):
         ShuffledBatches(60, 6).accounting_upper(g, adjacency="add/remove")
+    # the certified lower side assumes every record in a batch: refused when records sit out
+    with pytest.raises(ValueError, match="sit out"):
+        ShuffledBatches(61, 6, drop_remainder=True).accounting(g)
+
+
+SAMPLERS_OF_EACH_KIND = [
+    (lambda: PoissonBatches(1000, 0.01, 100), dict(sampler="poisson", steps_per_epoch=100, rate=0.01)),
+    (lambda: BallsAndBinsBatches(1000, 20), dict(sampler="balls_and_bins", steps_per_epoch=20)),
+    (lambda: RandomAllocationBatches(1000, 20, selected=3),
+     dict(sampler="random_allocation", steps_per_epoch=20, selected=3)),
+    (lambda: ShuffledBatches(1000, 50), dict(sampler="shuffle", batch_size=50, dataset_size=1000)),
+    (lambda: FixedSizeBatches(1000, 50, 20), dict(sampler="fixed_size", batch_size=50, dataset_size=1000)),
+    (lambda: CyclicBatches(1000, 50), dict(sampler="cyclic", batch_size=50, dataset_size=1000)),
+]
+
+
+@pytest.mark.parametrize("make,words", SAMPLERS_OF_EACH_KIND, ids=[w["sampler"] for _, w in SAMPLERS_OF_EACH_KIND])
+def test_accounting_is_the_sampler_composition_of_the_same_words(make, words):
+    # the procedure's accounting = what sampler_composition builds from the DP-SGD words written by hand
+    # (T = ⌈n/b⌉ = 20 steps per epoch, q = b/n), and from the procedure's own crosscheck_keywords
+    from bounds.samplers.wiring import ADJACENCY, sampler_steps
+
+    s = make()
+    g = bounds.Gaussian.from_noise_multiplier(2.0)
+    for adjacency in ADJACENCY[s.sampler][1]:
+        steps = s.accounting(g, epochs=3, adjacency=adjacency)
+        by_hand, _ = sampler_steps(mechanism=g, epochs=3, adjacency=adjacency, **words)
+        by_keywords, _ = sampler_steps(mechanism=g, adjacency=adjacency, **s.crosscheck_keywords(3))
+        assert steps == by_hand == by_keywords
+        assert getattr(steps[0][0], "adjacency", "add_remove") == adjacency  # carried as data in the round
+    if s.sampler == "cyclic":  # cheap to compose: the Composition itself agrees
+        comp, text = bounds.sampler_composition(noise_multiplier=2.0, tolerance=1e-2, **s.crosscheck_keywords(3))
+        assert comp.delta(1.0) == bounds.compose(s.accounting(g, epochs=3), tolerance=1e-2).delta(1.0)
+        assert comp.total_steps == bounds.compose(s.accounting(g, epochs=3)).total_steps
 
 
 def test_sampler_parameters_as_data():
     assert ShuffledBatches(60, 6).crosscheck_keywords() == {"sampler": "shuffle", "steps_per_epoch": 10,
                                                            "batch_size": 6, "dataset_size": 60, "epochs": 1}
     assert BallsAndBinsBatches(60, 10).crosscheck_keywords(2) == {
-        "sampler": "balls_and_bins", "steps_per_epoch": 10, "batch_size": 6.0, "dataset_size": 60, "epochs": 2}
+        "sampler": "balls_and_bins", "steps_per_epoch": 10, "dataset_size": 60, "epochs": 2}
+    assert BallsAndBinsBatches(60, 10).batch_size == 6.0
     assert RandomAllocationBatches(60, 10, selected=2).crosscheck_keywords()["selected"] == 2
     assert FixedSizeBatches(60, 6, 10).sampler == "fixed_size"
     assert CyclicBatches(60, 6).sampler == "cyclic"
     assert "ShuffledBatches(" in repr(ShuffledBatches(60, 6))
+    assert {cls.sampler for cls in (PoissonBatches, BallsAndBinsBatches, RandomAllocationBatches, ShuffledBatches,
+                                    FixedSizeBatches, CyclicBatches)} == set(SAMPLERS)
 
 
 def test_samplers_iterate_with_their_own_generator():
@@ -310,8 +385,13 @@ def test_subset_samplers_bad_input():
 def test_batch_samplers_bad_input():
     with pytest.raises(ValueError, match="not a multiple"):
         ShuffledBatches(10, 3)
-    with pytest.raises(ValueError, match="batch_size"):
-        ShuffledBatches(10, 0)
+    for bad in (0, -1, 2.5, math.nan, "3", True, 11, 10 ** 400):
+        with pytest.raises(ValueError, match="batch_size"):
+            ShuffledBatches(10, bad)
+        with pytest.raises(ValueError, match="batch_size"):
+            CyclicBatches(10, bad)
+    with pytest.raises(TypeError, match="rng"):
+        BallsAndBinsBatches(3, 2, rng="seed")
     with pytest.raises(ValueError, match="batch_size"):
         FixedSizeBatches(10, 11, 2)
     with pytest.raises(ValueError, match="rate"):
