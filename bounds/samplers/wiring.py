@@ -150,29 +150,18 @@ def sampler_composition(*, sampler: str, noise_multiplier: float, epochs: int, s
     """The certified composition of ``epochs`` epochs of DP-SGD under ``sampler``, and a description of it:
     :func:`sampler_steps` for ``Gaussian.from_noise_multiplier(noise_multiplier)``, composed.
 
-    Steps per epoch: ``steps_per_epoch`` = T, or T = ⌈dataset_size / batch_size⌉ (the last, partial batch
-    counted); Poisson uses rate q = ``rate``, else batch_size/dataset_size, else 1/T, for E·T steps.  Each
-    sampler's round is the one of :mod:`bounds.samplers` (Poisson: :func:`bounds.poisson_sampled`); record C2,
-    *source* (Chua et al. 2024/2025 for the shuffling and balls-and-bins pairs; Feldman & Shenfeld 2025 for
-    random allocation).  ``BatchSampler.crosscheck_keywords(epochs)`` of :mod:`bounds.procedures` gives these
-    keywords for a procedure (add ``noise_multiplier=``).
+    The rounds, the step convention (T = ⌈n/b⌉ with the last, partial batch counted; Poisson's q = ``rate``,
+    else b/n, else 1/T) and the default adjacencies are :func:`sampler_steps`'s (record C2, *source*: Chua et al.
+    2024/2025 for the shuffling and balls-and-bins pairs, Feldman & Shenfeld 2025 for random allocation).  A batch
+    procedure of :mod:`bounds.procedures` gives these keywords for itself (``crosscheck_keywords(epochs)``; add
+    ``noise_multiplier=``), and its ``accounting`` gives the same steps.
 
     Parameters
     ----------
-    sampler : {"poisson", "balls_and_bins", "shuffle", "random_allocation", "fixed_size", "cyclic"}
+    sampler, epochs, steps_per_epoch, batch_size, dataset_size, adjacency, selected, rate : see sampler_steps
+        As for :func:`sampler_steps` (``sampler`` one of ``SAMPLERS``).
     noise_multiplier : float
         σ (θ = 1/σ).
-    epochs : int
-        E ≥ 1.
-    steps_per_epoch, batch_size, dataset_size : int, optional
-        T directly, or b and n.
-    adjacency : str, optional
-        The sampler's default when omitted ("add_remove" for Poisson, balls-and-bins and random allocation;
-        "zero_out" for shuffle and cyclic; "replace_one" for fixed-size batches).
-    selected : int
-        k for random allocation.
-    rate : float, optional
-        Poisson's rate q.
     tolerance : float
         Passed to :func:`bounds.compose`.
 
@@ -183,7 +172,7 @@ def sampler_composition(*, sampler: str, noise_multiplier: float, epochs: int, s
     Raises
     ------
     ValueError
-        For an unknown sampler, an adjacency the sampler does not support, or inconsistent sizes.
+        As :func:`sampler_steps`, and for σ outside (0, ∞).
 
     Examples
     --------
