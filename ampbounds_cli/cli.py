@@ -29,6 +29,8 @@ COMMANDS: tuple[str, ...] = (
     "ampbounds_cli.compose",     # compose (issue 12)
     "ampbounds_cli.crosscheck",  # crosscheck (issue 13)
     "ampbounds_cli.calibrate",   # calibrate (issue 21)
+    "ampbounds_cli.reproduce",   # reproduce (issue 23: the seed-000 experiments)
+    "ampbounds_cli.audit",       # audit (issue 22: privacy audits)
 )
 
 

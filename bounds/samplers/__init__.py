@@ -7,6 +7,12 @@ per-step samplers — usable as ``compose([(round, count)])``, with its adjacenc
 | balls-and-bins (fresh bins each epoch) | :func:`balls_and_bins` | lower ≤ exact ≤ upper |
 | shuffled fixed-size batches | :func:`shuffled` | certified lower side; upper = cyclic |
 | random allocation, k of T | :func:`random_allocation` | upper by decomposition; lower (k = 1 tight) |
+| fixed-size batches, per step | :func:`fixed_size_sampled` | lower ≤ exact ≤ upper |
+
+The procedures that draw these batches are the ``*Batches`` classes of :mod:`bounds.procedures.sampling`;
+their ``accounting(mechanism, epochs, adjacency=...)`` returns the matching rounds through
+:func:`bounds.samplers.wiring.sampler_steps`, the one source of the sampler words (``SAMPLERS``), their
+adjacencies and the step convention, which :func:`sampler_composition` also uses.
 
 Proof notes: ``docs/samplers/<name>.md``.
 """

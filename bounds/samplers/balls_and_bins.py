@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .._dask import refuses_dask
 from ..mechanisms import Gaussian
-from ._common import check_gaussian, check_int
+from ._common import check_gaussian, check_int, check_reuse, epoch_thetas
 
 _CACHE: dict = {}
 MAX_NODES = 1 << 22  # largest grid of the T-fold sum (FFT work space ≈ 0.5 GiB in long double)
@@ -71,11 +71,7 @@ class BallsAndBinsRound:
     _asymmetric = True
 
     def _thetas(self) -> tuple[float, float]:
-        m = self.mechanism.group(1)
-        if self.epochs == 1:
-            return m.theta, m.theta_lower
-        r = math.sqrt(self.epochs)
-        return math.nextafter(m.theta * r, math.inf) * (1 + 2 ** -52), math.nextafter(m.theta_lower * r, 0.0) * (1 - 2 ** -52)
+        return epoch_thetas(self.mechanism.group(1), self.epochs)
 
     def _composition_grids(self, direction: int, h: float):
         from ..composition import _C
@@ -153,14 +149,5 @@ def balls_and_bins(mechanism: Gaussian, steps_per_epoch: int, *, bins: str = "fr
     function = "balls_and_bins"
     m = check_gaussian(function, mechanism)
     t = check_int(function, "steps_per_epoch", steps_per_epoch, 1, 10 ** 7)
-    if bins not in ("fresh", "fixed") or not isinstance(bins, str):
-        raise ValueError(f"{function}: bins = {bins!r} must be 'fresh' (new bins every epoch) or 'fixed' "
-                         "(the same bins every epoch: one epoch at θ√E)")
-    if bins == "fresh":
-        if epochs is not None and check_int(function, "epochs", epochs) != 1:
-            raise ValueError(f"{function}: epochs = {epochs!r} with fresh bins: the round is one epoch; compose "
-                             "it E times (compose([(round, E)])); epochs= is for bins='fixed'")
-        return BallsAndBinsRound(m, t, "fresh", 1)
-    if epochs is None:
-        raise ValueError(f"{function}: bins='fixed' needs epochs= (how many epochs reuse the same bins)")
-    return BallsAndBinsRound(m, t, "fixed", check_int(function, "epochs", epochs, 1, 10 ** 7))
+    e = check_reuse(function, "bins", bins, "fresh", "fixed", "bins", epochs)
+    return BallsAndBinsRound(m, t, bins, e)

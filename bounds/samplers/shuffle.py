@@ -6,12 +6,11 @@ grid is a certified lower side of the max-of-batches pair of Chua et al. (ICML 2
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from .._dask import refuses_dask
 from ..mechanisms import Gaussian
-from ._common import check_adjacency, check_gaussian, check_int
+from ._common import check_adjacency, check_gaussian, check_int, check_reuse, epoch_thetas
 
 _CACHE: dict = {}
 
@@ -43,11 +42,7 @@ class ShuffledRound:
     upper_side = "cyclic (deterministic batches): no tighter upper bound is known for shuffling"
 
     def _thetas(self) -> tuple[float, float]:
-        m = self.mechanism
-        if self.epochs == 1:
-            return m.theta, m.theta_lower
-        r = math.sqrt(self.epochs)
-        return math.nextafter(m.theta * r, math.inf) * (1 + 2 ** -52), math.nextafter(m.theta_lower * r, 0.0) * (1 - 2 ** -52)
+        return epoch_thetas(self.mechanism, self.epochs)
 
     def _composition_grids(self, direction: int, h: float):
         from ..composition import _C
@@ -121,14 +116,5 @@ def shuffled(mechanism: Gaussian, steps_per_epoch: int, *, adjacency: str = "zer
     m = check_gaussian(function, mechanism)
     t = check_int(function, "steps_per_epoch", steps_per_epoch, 1, 10 ** 7)
     a = check_adjacency(function, adjacency)
-    if not isinstance(order, str) or order not in ("reshuffled", "fixed"):
-        raise ValueError(f"{function}: order = {order!r} must be 'reshuffled' (a new permutation every epoch) or "
-                         "'fixed' (the same order every epoch: one epoch at θ√E)")
-    if order == "reshuffled":
-        if epochs is not None and check_int(function, "epochs", epochs) != 1:
-            raise ValueError(f"{function}: epochs = {epochs!r} with reshuffled epochs: the round is one epoch; "
-                             "compose it E times; epochs= is for order='fixed'")
-        return ShuffledRound(m, t, a, "reshuffled", 1)
-    if epochs is None:
-        raise ValueError(f"{function}: order='fixed' needs epochs= (how many epochs reuse the same order)")
-    return ShuffledRound(m, t, a, "fixed", check_int(function, "epochs", epochs, 1, 10 ** 7))
+    e = check_reuse(function, "order", order, "reshuffled", "fixed", "permutation", epochs)
+    return ShuffledRound(m, t, a, order, e)

@@ -55,3 +55,24 @@ def test_fixed_size_routed_with_batch_words():
     assert "replace-one adjacency" in text and "b = 100 of n = 1000" in text and comp.total_steps == 20
     with pytest.raises(ValueError, match="batch_size"):
         sampler_composition(sampler="fixed_size", noise_multiplier=1.0, epochs=2, steps_per_epoch=10)
+
+
+def test_steps_convention_and_rate():
+    # T = ⌈n/b⌉ = 10 for n = 95, b = 10; Poisson's q is rate=, else b/n (also with steps_per_epoch), else 1/T
+    from bounds.samplers.wiring import sampler_steps
+
+    g = bounds.Gaussian.from_noise_multiplier(1.0)
+    [(step, count)] = sampler_steps(sampler="poisson", mechanism=g, epochs=3, batch_size=10, dataset_size=95)[0]
+    assert step == bounds.poisson_sampled(g, 10 / 95) and count == 30
+    [(step, count)] = sampler_steps(sampler="poisson", mechanism=g, epochs=3, steps_per_epoch=7, rate=0.125)[0]
+    assert step == bounds.poisson_sampled(g, 0.125) and count == 21
+    [(step, count)] = sampler_steps(sampler="poisson", mechanism=g, epochs=3, steps_per_epoch=8)[0]
+    assert step == bounds.poisson_sampled(g, 0.125) and count == 24
+    [(step, count)] = sampler_steps(sampler="fixed_size", mechanism=g, epochs=2, batch_size=10, dataset_size=95)[0]
+    assert count == 20 and (step.batch_size, step.dataset_size) == (10, 95)
+    with pytest.raises(ValueError, match="dataset_size"):
+        sampler_steps(sampler="cyclic", mechanism=g, epochs=1, batch_size=10)
+    with pytest.raises(ValueError, match="rate"):
+        sampler_steps(sampler="poisson", mechanism=g, epochs=1, steps_per_epoch=10, rate=1.5)
+    with pytest.raises(TypeError, match="mechanism"):
+        sampler_steps(sampler="shuffle", mechanism="gaussian", epochs=1, steps_per_epoch=10)
