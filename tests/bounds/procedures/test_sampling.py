@@ -263,7 +263,7 @@ def test_shuffled_accounting_upper():
     g = bounds.Gaussian.from_noise_multiplier(2.0)
     assert ShuffledBatches(60, 6).accounting_upper(g, epochs=5) == [(g, 5)]
     assert ShuffledBatches(61, 6, drop_remainder=True).accounting_upper(g, epochs=5) == [(g, 5)]
-    lap = bounds.Laplace(0.5)
+    lap = bounds.Laplace(theta=0.5)
     assert ShuffledBatches(60, 6).accounting_upper(lap, epochs=2, adjacency="replace_one") == [(lap.group(2), 2)]
     with pytest.raises(ValueError, match="add/remove"):
         ShuffledBatches(60, 6).accounting_upper(g, adjacency="add/remove")
