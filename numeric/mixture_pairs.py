@@ -11,8 +11,10 @@ Two kernels:
   that first *falls* below 0 and then rises, so the loss is not monotone in x).  The output line is cut into
   cells; merging a cell C into one outcome is post-processing (H only falls), its merged loss
   L*(C) = ln(P(C)/Q(C)) is certified ≥ a node ε_k by enclosures of P(C) and Q(C)
-  (``numeric.composition.pair_masses``: Φ differences with a proven error bound, P(C)⁻ ≥ e^{kh}⁺·Q(C)⁺), and the
-  cell's P-mass lower bound is put at that node (moving mass to a smaller loss lowers H: Lemma 1).  Soundness
+  (``numeric.composition.pair_masses``: Φ differences with a proven error bound that includes the absolute
+  slack of underflowing tails, so Q(C)⁺ > 0 always; ``numeric.composition._certified``: P(C)⁻ ≥ e^{kh}⁺·Q(C)⁺,
+  in logarithms above kh = 700 or for Q(C)⁺ < 2⁻⁹⁰⁰ — proof note Lemma 3, "Certification in logarithms"), and
+  the cell's P-mass lower bound is put at that node (moving mass to a smaller loss lowers H: Lemma 1).  Soundness
   holds for *any* partition; the loss function below is used only to choose cells well: the line is split at
   the extrema of the loss into monotone pieces, each walked in the direction of increasing loss, and each
   cell is grown (bracket doubling, then bisection) to the smallest certified right end, so L*(C) lands just
@@ -23,9 +25,13 @@ Two kernels:
   (0, 1), (γ_k, d_k).  Any values v_k ≥ G(γ_k) give a piecewise-linear interpolant ≥ G (G convex); the hull
   only removes concave kinks, which would otherwise become negative masses clipped to 0 (extra mass that
   compounds under composition).  Each replaced value is a convex combination w·d_i + (1 − w)·d_j of two hull
-  vertices, w = e^{(k−i)h}·expm1((j−k)h)/expm1((j−i)h) computed without cancellation (relative error
-  ≤ (3c + 6)U, c = ERFC_ULPS) and the result rounded up by (1 + 64U); then v_k = min(d_k, that) — both are
-  ≥ G(γ_k).
+  vertices, w = (γ_j − γ_k)/(γ_j − γ_i) = expm1(−(j−k)h)/expm1(−(j−i)h) (no e^{kh} formed, no overflow —
+  the earlier e^{(k−i)h}·expm1((j−k)h)/expm1((j−i)h) could round its numerator to a finite value and its
+  denominator to inf for hull segments spanning ≈ 709.78 in ε, giving w = 0, a value *below* the chord; no
+  cancellation: relative error ≤ (2c + 1)U, c = ERFC_ULPS, charged (3c + 6)U) and the result rounded up by
+  (1 + 64U); then v_k = min(d_k, that) — both are ≥ G(γ_k).  (The products (k − j)h are exact: h is a
+  power of two.)  The hull's vertex choice is float guidance (γ ratios e^{(p − i)h} ≤ 1, no overflow): a
+  chord between *any* two points on or above the convex G lies above G.
 """
 from __future__ import annotations
 
@@ -95,7 +101,10 @@ def _point_at(a: float, s_p: float, b: float, s_q: float, x: float, x_to: float,
 def _cert(a: float, s_p: float, b: float, s_q: float, x: float, e: float, k: int, h: float):
     x0, x1 = (x, e) if e > x else (e, x)
     pl, ph, ql, qh = pair_masses(GAUSSIAN, a, s_p, b, s_q, x0, x1)
-    return pl > 0.0 and _certified(pl, qh, k, h), pl, qh
+    # no logarithmic enclosure of a mixture's Q-mass (``log_q_cell_up`` covers Q = K only): ln Q(C) ≤ +∞ is
+    # the (true) third hypothesis, so the logarithmic route (kh > LOG_SPLIT or Q⁺ < 2⁻⁹⁰⁰) compares
+    # ln P⁻ with ln Q⁺ rounded up alone
+    return _certified(pl, qh, math.inf, k, h), pl, qh
 
 
 @njit(cache=True)
@@ -162,7 +171,7 @@ def _walk(a: float, s_p: float, b: float, s_q: float, h: float, k_lo: int, k_hi:
             # the rest of the piece cannot reach node k: fall back to the highest certified node below
             fallbacks += 1
             kk = k - 1
-            while kk >= k_lo and not (pl > 0.0 and _certified(pl, qh, kk, h)):
+            while kk >= k_lo and not _certified(pl, qh, math.inf, kk, h):
                 kk -= 1
         if kk >= k_lo and pl > 0.0:
             out[kk - k_lo] += pl
@@ -234,10 +243,8 @@ def hull_values(d: np.ndarray, k_lo: int, h: float) -> np.ndarray:
     d_k ≥ G(γ_k) for a convex G with G(0) = 1 (module docstring).  The vertex choice uses floats (guidance);
     the replaced values are rounded up."""
     n = d.shape[0]
-    gam = np.empty(n)
-    for i in range(n):
-        gam[i] = math.exp((k_lo + i) * h)
-    # monotone chain over the points −1 (the anchor (0, 1)), 0..n−1
+    # monotone chain over the points −1 (the anchor (0, 1)), 0..n−1; the orientation test is divided by
+    # γ_i (γ's as ratios e^{(p − i)h} ≤ 1: no overflow above kh ≈ 709.78)
     stack = np.empty(n + 1, dtype=np.int64)
     top = 0
     stack[0] = -1
@@ -245,10 +252,11 @@ def hull_values(d: np.ndarray, k_lo: int, h: float) -> np.ndarray:
         while top >= 1:
             j = stack[top]
             p = stack[top - 1]
-            xp = 0.0 if p < 0 else gam[p]
+            xp = 0.0 if p < 0 else math.exp((p - i) * h)
+            xj = math.exp((j - i) * h)
             yp = 1.0 if p < 0 else d[p]
             # pop j if it lies on or above the segment p → i
-            if (d[j] - yp) * (gam[i] - xp) >= (d[i] - yp) * (gam[j] - xp):
+            if (d[j] - yp) * (1.0 - xp) >= (d[i] - yp) * (xj - xp):
                 top -= 1
             else:
                 break
@@ -265,13 +273,17 @@ def hull_values(d: np.ndarray, k_lo: int, h: float) -> np.ndarray:
                 w = -math.expm1((k - j) * h)
                 di = 1.0
             else:
-                w = math.exp((k - i) * h) * math.expm1((j - k) * h) / math.expm1((j - i) * h)
+                # w = (γ_j − γ_k)/(γ_j − γ_i), numerator and denominator divided by γ_j (no overflow)
+                w = math.expm1((k - j) * h) / math.expm1((i - j) * h)
                 di = d[i]
             w = min(w * (1.0 + (3.0 * ERFC_ULPS + 6.0) * U), 1.0)
             c = (d[j] + w * (di - d[j])) * rel + 1e-300
             if c < v[k]:
                 v[k] = c
     return v
+
+
+BIG_KH = 600.0  # above: zero_out_values' coefficients in a form without e^{kh} (E/γ ≤ e^600·1e15 is finite below)
 
 
 @njit(cache=True)
@@ -289,7 +301,9 @@ def zero_out_values(theta_far: float, theta_near: float, gamma_up: float, gamma_
     reversed order, bounded by the same expression (the reversed order's bound γδ_near is smaller).
     Rounding: each coefficient is bounded above factor by factor (E rounded up where it multiplies, down
     where it divides; γ up or down the same way), ln c rounded down (δ is non-increasing in ε), each δ
-    rounded up (T9 kernel), products and sums charged (1 + 8U)."""
+    rounded up (T9 kernel), products and sums charged (1 + 8U).  Above kh = BIG_KH the same quantities are
+    written without e^{kh} (it overflows at 709.78: before, E/(γ + E) = inf/inf made every value NaN, and
+    the running minimum propagated it — an upper grid of NaN)."""
     n = k_hi
     b = np.empty(n + 1)
     cu = ERFC_ULPS * U
@@ -299,15 +313,35 @@ def zero_out_values(theta_far: float, theta_near: float, gamma_up: float, gamma_
             v = gamma_up * min(profile_gauss_up(0.0, theta_near), 1.0) * (1.0 + 4.0 * U)
             b[0] = min(v, 1.0)
             continue
-        e = math.expm1(k * h)
-        e_dn = e * (1.0 - cu)
-        e_up = e * (1.0 + cu)
-        cp_up = math.exp(k * h) * (1.0 + cu)
-        r = e_dn / gamma_up * (1.0 - U)
-        eps_dn = math.log1p(r) * (1.0 - (ERFC_ULPS + 2.0) * U)
-        den = (gamma_lo + e_dn) * (1.0 - U)
-        c1 = e_up * (1.0 - gamma_lo) * gamma_up / den * (1.0 + 6.0 * U)
-        c2 = gamma_up * gamma_up * cp_up / den * (1.0 + 6.0 * U)
+        kh = k * h
+        if kh <= BIG_KH:
+            e = math.expm1(kh)
+            e_dn = e * (1.0 - cu)
+            e_up = e * (1.0 + cu)
+            cp_up = math.exp(kh) * (1.0 + cu)
+            r = e_dn / gamma_up * (1.0 - U)
+            eps_dn = math.log1p(r) * (1.0 - (ERFC_ULPS + 2.0) * U)
+            den = (gamma_lo + e_dn) * (1.0 - U)
+            c1 = e_up * (1.0 - gamma_lo) * gamma_up / den * (1.0 + 6.0 * U)
+            c2 = gamma_up * gamma_up * cp_up / den * (1.0 + 6.0 * U)
+        else:
+            # e^{kh} overflows near 709.78: divide by E, with ρ = 1/E = e^{−kh}/(−expm1(−kh)) (no overflow)
+            #   γ(1 − β) = γ(1 − γ)/(1 + γρ)  (decreasing in ρ: ρ rounded down),
+            #   γβ = γ²(1 + ρ)/(1 + γρ)      (increasing in ρ, derivative (1 − γ)/(1 + γρ)²: ρ up on top,
+            #                                 down below — factor by factor),
+            #   ln c = ln(γ + E) − ln γ = kh − ln γ + log1p((γ − 1)e^{−kh}), bounded below with γ_up in
+            #   −ln γ and γ_lo, e^{−kh} rounded up in the (negative) log1p argument
+            t = math.exp(-kh)
+            em = -math.expm1(-kh)
+            rho_up = t / em * (1.0 + (2.0 * ERFC_ULPS + 2.0) * U)
+            rho_dn = t / em * (1.0 - (2.0 * ERFC_ULPS + 2.0) * U)
+            den = (1.0 + gamma_lo * rho_dn) * (1.0 - 2.0 * U)
+            c1 = gamma_up * (1.0 - gamma_lo) / den * (1.0 + 6.0 * U)
+            c2 = gamma_up * gamma_up * (1.0 + rho_up) / den * (1.0 + 8.0 * U)
+            mlg = -math.log(gamma_up) * (1.0 - (ERFC_ULPS + 2.0) * U)  # ≥ 0, shrunk
+            lg1 = math.log1p((gamma_lo - 1.0) * t * (1.0 + cu)) * (1.0 + (ERFC_ULPS + 2.0) * U)  # ≤ 0, grown
+            eps_dn = kh + mlg + lg1
+            eps_dn -= 4.0 * U * (kh + mlg + abs(lg1))
         d_far = min(profile_gauss_up(eps_dn, theta_far), 1.0)
         d_near = min(profile_gauss_up(eps_dn, theta_near), 1.0)
         v = (c1 * d_far + c2 * d_near) * (1.0 + 8.0 * U)

@@ -74,8 +74,11 @@ def _hockey(p_means, q_means, eps):
 
 
 def _grid_delta(grid, eps, upward):
+    """δ of an (untilted) grid at ε, rounded outward: the library's reader (directed-rounding suffix tables)."""
     C = _C()
-    return C.hockey_stick(grid.m, grid.k0, H, grid.m_inf, eps, upward)
+    assert grid.tilt == 0.0
+    b, c = C.hs_tables(grid.m, H, upward)
+    return float(C.hs_eval(b, c, grid.k0, H, grid.m_inf, np.array([float(eps)]), upward)[0])
 
 
 VALUES = (-1.0, -0.5, 0.0, 1.0)
@@ -280,3 +283,45 @@ def test_monte_carlo_of_the_procedure_overlaps_the_sandwich():
     assert best[0] + 5 * best[1] >= s.lower
     for mean, se in estimates:
         assert mean - 5 * se <= s.upper
+
+
+def test_hull_values_without_overflow_across_709():
+    # a hull segment spanning ε from 0 to jh just above ln(DBL_MAX) = 709.7827: the chord weight written as
+    # e^{(k−i)h}expm1((j−k)h)/expm1((j−i)h) had a finite numerator over an infinite denominator at k = j − 1
+    # (w = 0: a value below the chord); G = the convex curve through (0, 1), (1, ½), (γ_j, 0.1), then flat
+    from numeric import mixture_pairs as MP
+
+    h = 2.0 ** -10
+    j = math.floor(math.log(np.finfo(float).max) / h) + 1
+    assert (j - 1) * h < math.log(np.finfo(float).max) < j * h
+    d = np.full(j + 1, 0.5)
+    d[j] = 0.1
+    v = MP.hull_values(d, 0, h)
+    g_j = mp.e ** (j * h)
+    for k in (1, j // 2, j - 3, j - 2, j - 1):
+        exact = mp.mpf(d[j]) + (mp.mpf(0.5) - mp.mpf(d[j])) * (g_j - mp.e ** (k * h)) / (g_j - 1)
+        assert exact <= v[k] <= 0.5, (k, v[k], exact)
+        assert v[k] <= exact * (1 + 1e-12)  # and the chord, not d_k, is used
+
+
+@pytest.mark.parametrize("gamma", [0.5, 0.01])
+def test_zero_out_values_above_709(gamma):
+    # B_z(c') = γ(1−β)δ_2θ(ln c) + γβδ_θ(ln c) (proof note §2) in mpmath at kh up to 760, across BIG_KH = 600
+    # and e^{kh}'s overflow at 709.78 (before: inf/inf, every value NaN, an upper grid of NaN)
+    from numeric import mixture_pairs as MP
+
+    h = 2.0 ** -4
+    k_hi = 12160
+    theta = 20.0
+    d = MP.zero_out_values(2 * theta, theta, gamma, gamma, k_hi, h)
+    assert np.all(np.isfinite(d))
+    with mp.workdps(60):
+        g = mp.mpf(gamma)
+        for k in (9000, 9599, 9600, 9601, 11350, 11360, 12160):
+            cp = mp.e ** (k * h)
+            e = cp - 1
+            c = 1 + e / g
+            exact = (g * (1 - g) * e / (g + e) * gaussian_delta(mp.log(c), 2 * theta)
+                     + g * g * cp / (g + e) * gaussian_delta(mp.log(c), theta))
+            v = d[k + k_hi]
+            assert exact <= v <= exact * (1 + 1e-12) + 1e-300, (k, v, exact)
