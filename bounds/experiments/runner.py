@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from ..procedures._bernoulli import bernoulli
 from .budgets import VARIANTS, Budget
 from .errata import Errata
 
@@ -32,7 +33,7 @@ SAMPLING_RATES_FULL: tuple[float, ...] = tuple(round(1.0 - k / 100, 10) for k in
 #: The paper's (m, M) triangle: m ≤ M on {0.1, …, 0.9}, 45 pairs.
 TRIANGLE_01: tuple[float, ...] = tuple(round(k / 10, 10) for k in range(1, 10))
 
-# Keep-mask blocks of at most this many entries (repetitions × records): 4 Mi booleans, 32 MiB of uniforms.
+# Keep-mask blocks of at most this many entries (repetitions × records): 4 Mi booleans, 32 MiB of tiled scores.
 _BLOCK = 1 << 22
 
 
@@ -115,15 +116,26 @@ def _bad_pair(p: Any) -> tuple[float, float]:
 def keep_blocks(scores: np.ndarray, repetitions: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
     """Keep masks of outlier-score suppression, one row per repetition, in blocks of rows.
 
-    Record x is deleted independently with probability out_D(x) = ``scores[x]`` (SYSTEMS §1.1: scores computed
-    once on D): kept iff U ≥ out_D(x), U uniform on [0, 1).  m = M = 0 (scores all 0) keeps everything.
+    Record x is deleted independently, in every repetition, with probability exactly out_D(x) = ``scores[x]``
+    (SPEC T14's procedure, SYSTEMS §1.1: scores computed once on D), drawn with the procedures' exact Bernoulli
+    draws (``bounds.procedures._bernoulli``, as ``suppress_outliers`` does): ``rng.random() < s`` would delete
+    with probability ⌈s·2⁵³⌉/2⁵³, up to 2⁻⁵³ more than s.  A block of r repetitions is one vector of r·n
+    draws (the scores tiled r times), record j of repetition i at position i·n + j.  When every score is the
+    same (sampling, m = M) the draws share that one probability (the cheaper scalar path of ``bernoulli``: the
+    same distribution).  m = M = 0 (scores all 0) keeps everything and draws nothing.
+
+    Both the old and the exact draw read one 64-bit word per draw (``random()`` is its top 53 bits), so the
+    masks differ only where the two comparisons disagree (u₁ within 2¹¹ of the score's first word) or on a tie:
+    the default ``mean`` and ``mode`` runs give byte-identical records before and after the fix.
     """
     n = scores.shape[0]
     rows = max(1, _BLOCK // max(n, 1))
+    shared = n > 0 and bool(np.all(scores == scores[0]))
     done = 0
     while done < repetitions:
         r = min(rows, repetitions - done)
-        yield rng.random((r, n)) >= scores
+        p = float(scores[0]) if shared else np.tile(scores, r)
+        yield ~bernoulli(p, r * n, rng).reshape(r, n)
         done += r
 
 

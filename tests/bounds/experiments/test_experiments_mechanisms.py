@@ -2,7 +2,10 @@
 formulas (closed-form CDFs, exact win probabilities, mpmath), at fixed seeds."""
 from __future__ import annotations
 
+import itertools
 import math
+from collections import Counter
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -12,6 +15,7 @@ import bounds
 from bounds.experiments import FAITHFUL, FIXED, Errata
 from bounds.experiments.mechanisms import (exponential_mechanism, exponential_mechanism_probabilities,
                                            gaussian_sigma, noisy_average, report_noisy_max, sum_sensitivity)
+from bounds.experiments import runner
 from bounds.experiments.runner import keep_blocks
 from tests.goodness_of_fit import Z_999, g_test_pooled, wilson
 
@@ -155,16 +159,61 @@ def test_report_noisy_max_win_probability_one_sided_exponential():
     assert lo <= exact <= hi
 
 
-def test_keep_blocks_delete_with_the_score_probability():
-    scores = np.array([0.1, 0.5, 0.9, 0.0, 0.3])
-    keeps = np.concatenate(list(keep_blocks(scores, N, np.random.default_rng(8))))
-    assert keeps.shape == (N, 5)
+def _keep_law(scores) -> dict:
+    """The exact law of one repetition's keep pattern: record j kept independently with probability
+    1 − scores[j], the float scores taken at their exact (dyadic) values."""
+    law = {}
+    for pattern in itertools.product((False, True), repeat=len(scores)):
+        p = Fraction(1)
+        for kept, s in zip(pattern, scores):
+            p *= 1 - Fraction(float(s)) if kept else Fraction(float(s))
+        law[pattern] = p
+    return law
+
+
+@pytest.mark.parametrize("scores", [[0.1, 0.5, 0.9, 0.0, 0.3], [0.3] * 4])  # per-record and shared scores
+def test_keep_blocks_delete_with_the_score_probability(scores, monkeypatch):
+    # small blocks (3 repetitions of 5 records, 2 of 4) so that the block boundaries are crossed many times
+    monkeypatch.setattr(runner, "_BLOCK", 12)
+    keeps = np.concatenate(list(keep_blocks(np.array(scores), N, np.random.default_rng(8))))
+    assert keeps.shape == (N, len(scores)) and keeps.dtype == bool
+    # the joint keep pattern (independence between records and repetitions included) against its exact law
+    observed = Counter(map(tuple, keeps.tolist()))
+    assert g_test_pooled(observed, _keep_law(scores), N) > 1e-4
     for j, s in enumerate(scores):
         lo, hi = wilson(int(keeps[:, j].sum()), N, Z_999)
         assert lo <= 1 - s <= hi or (s == 0 and keeps[:, j].all())
-    # independence between records: the joint keep frequency of records 1 and 2 is the product
-    lo, hi = wilson(int(np.sum(keeps[:, 1] & keeps[:, 2])), N, Z_999)
-    assert lo <= 0.5 * 0.1 <= hi
+
+
+class _Words:
+    """A stand-in generator handing out given 64-bit words, the binary expansion of each draw's uniform U
+    (``bounds.procedures._bernoulli``: one word per draw in index order, then one per draw still undecided)."""
+
+    def __init__(self, words):
+        self.words = [int(w) for w in words]
+
+    def integers(self, low, high, size, dtype):
+        assert (low, high, dtype) == (0, 2 ** 64, np.uint64)
+        out, self.words = self.words[:size], self.words[size:]
+        return np.array(out, dtype=np.uint64)
+
+
+def test_keep_blocks_delete_exactly_when_the_uniform_is_below_the_score():
+    # Deleted iff U < s with U = Σ_k u_k 2^(−64k) (T14: probability exactly s), whatever the words.  s = 0.1
+    # (the double 3602879701896397·2^−55) has the single word w = 3602879701896397·2^9: u₁ = w is U ≥ s, kept;
+    # ``rng.random() < s`` would delete it (random() = ⌊u₁/2^11⌋·2^−53 = 0.09999999999999995).  s = 3·2^−70
+    # has the words (0, 3·2^58): u₁ = 0 ties, then u₂ decides.
+    s1, s2 = 0.1, 3 * 2.0 ** -70
+    w1 = Fraction(s1) * 2 ** 64
+    assert w1.denominator == 1 and Fraction(s2) * 2 ** 128 == 3 * 2 ** 58
+    w1 = int(w1)
+    # draws in repetition-major order: (rep 0: s1, s2), (rep 1: s1, s2); second round for the two ties
+    words = [w1, 0, w1 - 1, 0, 3 * 2 ** 58 - 1, 3 * 2 ** 58]
+    rng = _Words(words)
+    keeps = np.concatenate(list(keep_blocks(np.array([s1, s2]), 2, rng)))
+    assert rng.words == []
+    assert keeps.tolist() == [[True, False], [False, True]]
+    assert (w1 >> 11) * 2.0 ** -53 < s1  # the old comparison would have deleted the first draw
 
 
 def test_errata_parse():
