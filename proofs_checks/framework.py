@@ -46,6 +46,7 @@ class Result:
     check: Check
     outcome: Outcome
     seconds: float
+    cpu_seconds: float = 0.0  # CPU time of the process running it (wall time is shared with other work)
 
 
 CHECKS: list[Check] = []
@@ -88,7 +89,7 @@ def missing_component(exc: ImportError) -> str:
 
 
 def run_one(c: Check) -> Result:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         outcome = c.func()
     except ImportError as exc:  # an optional component is missing: say what to install, no traceback
@@ -96,7 +97,7 @@ def run_one(c: Check) -> Result:
     except Exception as exc:  # a crash is a failed check, reported with its traceback tail
         tail = traceback.format_exc().strip().splitlines()[-3:]
         outcome = Outcome(False, f"raised {type(exc).__name__}: {exc} | " + " / ".join(tail))
-    return Result(c, outcome, time.perf_counter() - start)
+    return Result(c, outcome, time.perf_counter() - start, time.process_time() - cpu)
 
 
 def all_checks() -> list[Check]:
@@ -159,8 +160,13 @@ _WORKER: dict = {}
 
 
 def _init_worker(full_mode: bool, record: bool, strict: bool, queue, loader: Callable | None) -> None:
+    import signal
+
     from . import refstore
 
+    # Ctrl-C reaches the whole process group: the parent alone handles it (it terminates the workers), so a
+    # worker neither prints a traceback nor goes on to its next queued check
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if loader is not None:  # a spawned worker starts with an empty registry (a forked one has it already)
         loader()
     set_full(full_mode)
@@ -177,7 +183,7 @@ def _run_group(names: list[tuple[int, str]]):
     for index, name in names:
         r = run_one(by_name[name])
         _WORKER["queue"].put((index, r.outcome.passed))
-        out.append((index, r.outcome, r.seconds))
+        out.append((index, r.outcome, r.seconds, r.cpu_seconds))
     return out, refstore.drain_recorded(), refstore.drain_misses()
 
 
@@ -187,6 +193,22 @@ def _merge(into: dict, part: dict, add: bool = False) -> None:
             into[ns] = into.get(ns, 0) + value
         else:
             into.setdefault(ns, {}).update(value)
+
+
+def _stop(pool) -> None:
+    """Cancel the queued groups and terminate the running workers at once (``shutdown`` alone would wait for
+    every running check to finish: tens of seconds)."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python ≥ 3.14
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=1.0)
 
 
 def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None,
@@ -223,8 +245,9 @@ def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None
     misses: dict = {}
     done = 0
     groups = groups_of(checks) if grouped else [[i] for i in range(len(checks))]
-    with ProcessPoolExecutor(max_workers=min(jobs, len(groups)), mp_context=ctx, initializer=_init_worker,
-                             initargs=(full(), refstore._STATE["record"], refstore._STATE["strict"], q, loader)) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(groups)), mp_context=ctx, initializer=_init_worker,
+                               initargs=(full(), refstore._STATE["record"], refstore._STATE["strict"], q, loader))
+    try:
         futures = {pool.submit(_run_group, [(i, checks[i].name) for i in g]): g for g in groups}
         pending = set(futures)
         while pending:
@@ -241,12 +264,16 @@ def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None
                 try:
                     part, rec, miss = f.result()
                 except Exception as exc:  # a worker died: its unfinished checks fail, loudly
-                    part = [(i, Outcome(False, f"worker process failed: {type(exc).__name__}: {exc}"), 0.0)
+                    part = [(i, Outcome(False, f"worker process failed: {type(exc).__name__}: {exc}"), 0.0, 0.0)
                             for i in futures[f] if i not in outcomes]
                     rec, miss = {}, {}
-                for index, outcome, seconds in part:
-                    outcomes[index] = (outcome, seconds)
+                for index, outcome, seconds, cpu_seconds in part:
+                    outcomes[index] = (outcome, seconds, cpu_seconds)
                 _merge(recorded, rec)
                 _merge(misses, miss, add=True)
+    except BaseException:  # Ctrl-C (or any error here): stop now, not after every queued group has run
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
     results = [Result(c, *outcomes[i]) for i, c in enumerate(checks)]
     return Execution(results, recorded, misses)
