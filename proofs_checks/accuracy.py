@@ -164,17 +164,16 @@ def unrounded(kernel_spec: str, points: list[tuple]) -> np.ndarray:
     """The unrounded twin ``<kernel>_raw`` at ``points``: what the accuracy measurement compares with the
     references (the library never calls it).
 
-    A generated kernel's twin runs as plain Python (``numeric.pure``: the same source, the same IEEE
-    operations in the same order and the same libm calls as the compiled code, hence the same bits —
-    tests/proofs_checks/test_cpu_independence.py compares both routes on the accuracy grids), which saves
-    compiling a second copy of every inlined closed form (≈ 1–2 s of CPU each, most of a cold certificate).
-    Where plain Python raises instead of returning numba's IEEE value (x/0, an overflowing ``math.exp``), and
-    for the hand-written kernels (cheap to compile: their helpers are shared with the rounded kernel), the
-    compiled array loop is used."""
+    The twin runs as plain Python (``numeric.pure``: the same source, the same IEEE operations in the same
+    order and the same libm calls as the compiled code, hence the same bits — tests/proofs_checks/
+    test_cpu_independence.py compares both routes on the accuracy grids), which saves compiling a second copy
+    of every kernel (≈ 1–2 s of CPU for each inlined closed form; the whole accuracy grid of a kernel costs
+    0.01–1 s as Python).  Where plain Python raises instead of returning numba's IEEE value (x/0, an
+    overflowing ``math.exp``) or the kernel has no plain-Python twin, the compiled array loop is used."""
     from numeric.pure import pure_function
 
     raw_spec = kernel_spec + "_raw"
-    pure = pure_function(raw_spec) if kernel_spec.startswith("numeric._generated.") else None
+    pure = pure_function(raw_spec)
     out = np.empty(len(points))
     todo = []
     for i, point in enumerate(points):
