@@ -20,6 +20,7 @@ import numpy as np
 from numeric import kernel
 from numeric._generated.metadata import THEOREMS
 
+from . import points as exact_points
 from . import references
 from .framework import CHECKS, Outcome, add_check
 
@@ -58,7 +59,7 @@ FWL_RATIOS = [0.0, 1e-300, 1e-20, 1e-3, 0.1, 1 / 3, 0.5, 0.7, 0.93, 0.999, 1.0]
 
 
 def _log_uniform(rng, lo, hi, size):
-    return np.exp(rng.uniform(math.log(lo), math.log(hi), size))
+    return exact_points.log_uniform(rng, lo, hi, size)  # the same bits on every CPU (keys stored references)
 
 
 def grid(theorem_id: str, args: list[str], rng: np.random.Generator) -> list[tuple]:
@@ -75,18 +76,30 @@ def grid(theorem_id: str, args: list[str], rng: np.random.Generator) -> list[tup
         if combo[-1] is not None:
             values["m"], values["n"] = map(float, combo[-1])
         points.append(values)
-    randoms = {"epsilon": _log_uniform(rng, 1e-300, 1e4, RANDOM_POINTS),
-               "delta": _log_uniform(rng, 1e-300, 1.0, RANDOM_POINTS),
-               "rate": _log_uniform(rng, 1e-300, 1.0, RANDOM_POINTS),
-               "rate_to": _log_uniform(rng, 1e-300, 1.0, RANDOM_POINTS),
-               "rate_from": _log_uniform(rng, 1e-300, 1.0, RANDOM_POINTS),
-               "k": np.floor(_log_uniform(rng, 1.0, 1e4, RANDOM_POINTS)),
-               "n": np.floor(_log_uniform(rng, 1.0, 1e9, RANDOM_POINTS))}
-    randoms["m"] = np.floor(rng.uniform(0, 1, RANDOM_POINTS) * (randoms["n"] + 1))
+    # Seeded draws in a fixed order (one uniform per point and axis, so every kernel's points stay put when an
+    # axis is added); only the axes this kernel uses are exponentiated (correctly rounded exp is not free).
+    needed = set(args) | ({"n"} if "m" in args else set())
+
+    def log_uniform(name: str, lo: float, hi: float):
+        u = rng.random(RANDOM_POINTS)
+        if name not in needed:
+            return None
+        a, b = exact_points.log(lo), exact_points.log(hi)
+        return np.array([exact_points.exp(a + (b - a) * float(v)) for v in u])
+
+    randoms = {name: log_uniform(name, 1e-300, hi) for name, hi in
+               (("epsilon", 1e4), ("delta", 1.0), ("rate", 1.0), ("rate_to", 1.0), ("rate_from", 1.0))}
+    k = log_uniform("k", 1.0, 1e4)
+    n = log_uniform("n", 1.0, 1e9)
+    randoms["k"] = None if k is None else np.floor(k)
+    randoms["n"] = None if n is None else np.floor(n)
+    u = rng.random(RANDOM_POINTS)
+    randoms["m"] = None if n is None else np.floor(u * (randoms["n"] + 1))  # exact u, one rounded ×
     # drawn after the others so that the existing kernels' random points are unchanged
-    randoms["p_star"] = _log_uniform(rng, 1e-300, 1.0, RANDOM_POINTS)
-    randoms["ratio"] = _log_uniform(rng, 1e-300, 1.0, RANDOM_POINTS)
-    randoms["sensitivity"] = np.floor(_log_uniform(rng, 1.0, 1e4, RANDOM_POINTS))  # T12 Δ
+    randoms["p_star"] = log_uniform("p_star", 1e-300, 1.0)
+    randoms["ratio"] = log_uniform("ratio", 1e-300, 1.0)
+    sensitivity = log_uniform("sensitivity", 1.0, 1e4)  # T12 Δ
+    randoms["sensitivity"] = None if sensitivity is None else np.floor(sensitivity)
     for i in range(RANDOM_POINTS):
         points.append({a: float(randoms[a][i]) for a in args})
     valid = []
@@ -147,6 +160,41 @@ def reference_function(theorem_id: str, output: str, limit_m: int = 3000):
     return spec
 
 
+def unrounded(kernel_spec: str, points: list[tuple]) -> np.ndarray:
+    """The unrounded twin ``<kernel>_raw`` at ``points``: what the accuracy measurement compares with the
+    references (the library never calls it).
+
+    The twin runs as plain Python (``numeric.pure``: the same source, the same IEEE operations in the same
+    order and the same libm calls as the compiled code, hence the same bits — tests/proofs_checks/
+    test_cpu_independence.py compares both routes on the accuracy grids), which saves compiling a second copy
+    of every kernel (≈ 1–2 s of CPU for each inlined closed form; the whole accuracy grid of a kernel costs
+    0.01–1 s as Python).  Where plain Python raises instead of returning numba's IEEE value (x/0, an
+    overflowing ``math.exp``) or the kernel has no plain-Python twin, the compiled array loop is used."""
+    from numeric.pure import pure_function
+
+    raw_spec = kernel_spec + "_raw"
+    pure = pure_function(raw_spec)
+    out = np.empty(len(points))
+    todo = []
+    for i, point in enumerate(points):
+        value = None
+        if pure is not None:
+            try:
+                with np.errstate(all="ignore"):
+                    value = pure(*point)
+            except Exception:  # plain Python's ZeroDivisionError/OverflowError/ValueError: numba's IEEE value
+                value = None
+        if isinstance(value, (float, int)) and not isinstance(value, bool):
+            out[i] = value
+        else:
+            todo.append(i)
+    if todo:
+        columns = [np.array([points[i][j] for i in todo], dtype=np.float64) for j in range(len(points[0]))]
+        with np.errstate(all="ignore"):
+            out[todo] = kernel(raw_spec, len(columns))(*columns)
+    return out
+
+
 def measure(theorem_id: str, output: str, seed: int = 20261130) -> Report:
     spec = THEOREMS[theorem_id]["outputs"][output]
     args = spec["args"]
@@ -158,8 +206,8 @@ def measure(theorem_id: str, output: str, seed: int = 20261130) -> Report:
     if theorem_id in ("T3", "T4") and output == "delta":  # the mpmath sums are slow: a spread subset
         points = [p for p in points if p[2] <= 3000 or p[3] >= p[2] / 50][::3]
     columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
+    raw = unrounded(spec["kernel"], points)
     with np.errstate(all="ignore"):
-        raw = kernel(spec["kernel"] + "_raw", len(args))(*columns)
         rounded = kernel(spec["kernel"], len(args))(*columns)
     ref_fn = reference_function(theorem_id, output)
     errors, worst, unsound = [], (0.0, None), []

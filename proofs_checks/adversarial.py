@@ -39,6 +39,7 @@ import numpy as np
 from numeric import kernel
 from numeric._generated.metadata import THEOREMS
 
+from . import points as exact_points
 from . import accuracy
 from .framework import Outcome, add_check, full
 
@@ -71,10 +72,11 @@ class Target:
     def evaluate(self, point: tuple) -> tuple[float, float]:
         """(rounded, unrounded) kernel values at ``point``."""
         if self._kernels is None:
-            self._kernels = (kernel(self.kernel_path, len(self.args)), kernel(self.kernel_path + "_raw", len(self.args)))
+            self._kernels = kernel(self.kernel_path, len(self.args))
         cols = [np.array([x], dtype=np.float64) for x in point]
         with np.errstate(all="ignore"):
-            return float(self._kernels[0](*cols)[0]), float(self._kernels[1](*cols)[0])
+            rounded = float(self._kernels(*cols)[0])
+        return rounded, float(accuracy.unrounded(self.kernel_path, [tuple(point)])[0])
 
     def reference(self, point: tuple):
         """The high-precision reference (mpf) or None where no reference is defined or affordable."""
@@ -128,7 +130,7 @@ class Target:
         name = self.args[i]
         lo, hi, _, _, integer = self.params[name]["domain"] if name in self.params else (0.0, math.inf, 0, 0, 0)
         x = point[i]
-        factor = math.exp(scale * float(rng.standard_normal()))
+        factor = exact_points.exp(scale * exact_points.standard_normal(rng))  # CPU-independent (no libm, no ziggurat tail)
         if integer:
             y = float(max(1.0, round(x * factor)))
             if y == x:

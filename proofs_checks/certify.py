@@ -12,6 +12,7 @@ Checks run in ``--jobs`` worker processes (default: every core).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import math
@@ -124,6 +125,7 @@ def certificate(results: list[Result]) -> list[dict]:
 def checks_json(results: list[Result]) -> list[dict]:
     return [{"name": r.check.name, "theorems": list(r.check.theorems), "kind": r.check.kind,
              "passed": bool(r.outcome.passed), "detail": r.outcome.detail, "seconds": round(r.seconds, 3),
+             "cpu_seconds": round(r.cpu_seconds, 3),
              "metrics": r.outcome.metrics} for r in results]
 
 
@@ -281,6 +283,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1:
         print(f"error: --jobs must be ≥ 1, got {args.jobs}", file=sys.stderr)
         return 2
+    created = None
+    if args.out:  # an unwritable --out fails now, not after the whole run with the certificate lost
+        existed = os.path.exists(args.out)
+        try:
+            with open(args.out, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            print(f"error: ampbounds certify: cannot write --out {args.out!r}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
+        created = None if existed else args.out
     framework.set_full(args.full)
     started = datetime.datetime.now(datetime.timezone.utc)
     start = time.perf_counter()
@@ -288,6 +301,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run = framework.execute(framework.select(theorems, args.kind), jobs=args.jobs, progress=progress,
                                 loader=load)
+    except BaseException:  # interrupted: leave no empty certificate file behind
+        if created is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(created)
+        raise
     finally:
         progress.close()
     elapsed = time.perf_counter() - start
@@ -304,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         print(render(results, args.verbose, theorems))
         if run.misses:
             print(f"\nnote: {sum(run.misses.values())} references were not in the stored tables and were computed "
-                  f"now ({', '.join(sorted(run.misses))}); regenerate them with `python -m proofs_checks.refstore`")
+                  f"now: {refstore.explain_misses(run.misses)}")
         mode = "references recomputed (--full)" if args.full else "stored references"
         print(f"\n{len(results)} checks, {sum(not r.outcome.passed for r in results)} failed, {elapsed:.1f} s "
               f"({mode}, {args.jobs} jobs): " + ("every check passed" if ok else "NOT CERTIFIED"))

@@ -46,6 +46,7 @@ class Result:
     check: Check
     outcome: Outcome
     seconds: float
+    cpu_seconds: float = 0.0  # CPU time of the process running it (wall time is shared with other work)
 
 
 CHECKS: list[Check] = []
@@ -88,7 +89,7 @@ def missing_component(exc: ImportError) -> str:
 
 
 def run_one(c: Check) -> Result:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         outcome = c.func()
     except ImportError as exc:  # an optional component is missing: say what to install, no traceback
@@ -96,7 +97,7 @@ def run_one(c: Check) -> Result:
     except Exception as exc:  # a crash is a failed check, reported with its traceback tail
         tail = traceback.format_exc().strip().splitlines()[-3:]
         outcome = Outcome(False, f"raised {type(exc).__name__}: {exc} | " + " / ".join(tail))
-    return Result(c, outcome, time.perf_counter() - start)
+    return Result(c, outcome, time.perf_counter() - start, time.process_time() - cpu)
 
 
 def all_checks() -> list[Check]:
@@ -131,36 +132,48 @@ class Execution:
     misses: dict            # namespace → references computed because the stored table lacked them
 
 
+# Theorems whose kernels share compiled numba code (hand-written helpers called, not inlined): their checks run
+# in one process so that two processes do not compile the same functions at once.  Generated kernels inline
+# their helpers into each loop, so they share nothing worth a process.
+KERNEL_FAMILIES = ({"T3", "T4"}, {"T8", "T9", "T10", "T11"}, {"T13", "T14"}, {"T15", "T16"})
+
+# Measured CPU seconds of each family's checks in a cold quick certificate (issue 20, AMD EPYC znver4, empty
+# numba cache): only the order in which the groups are handed out depends on it (largest first, so the last
+# group to finish is a small one); a theorem not listed counts 2 s.
+COLD_CPU_SECONDS = {"T8": 36.0, "T15": 16.0, "T13": 13.0, "T3": 12.0, "T6": 7.0, "C1": 5.0, "T1": 4.0,
+                    "T5": 4.0, "T7": 4.0, "T18": 4.0, "T12": 4.0, "T2": 3.0, "T17": 3.0}
+
+
 def groups_of(checks: list[Check]) -> list[list[int]]:
-    """Indices of ``checks`` grouped so that theorems sharing a check (hence usually kernels: T3/T4, T1/T13/T14,
-    T15/T16/T5, …) run in one process, and two processes rarely compile the same numba kernels.  Largest
-    groups first (the pool hands them out as workers free up)."""
-    parent: dict[str, str] = {}
-
-    def root(t: str) -> str:
-        parent.setdefault(t, t)
-        while parent[t] != t:
-            parent[t] = parent[parent[t]]
-            t = parent[t]
-        return t
-
-    for c in checks:
-        ids = c.theorems or ("",)
-        for t in ids[1:]:
-            parent[root(t)] = root(ids[0])
-        root(ids[0])
+    """Indices of ``checks`` grouped by kernel family (``KERNEL_FAMILIES``; every other theorem alone; a check
+    of several theorems goes with the first of them that has a family, else with the first), so two processes
+    rarely compile the same numba functions at the same time.  Largest measured cost first (``COLD_CPU_SECONDS``): the pool hands the groups
+    out as workers free up, so the two workers finish close together."""
+    family = {t: min(f, key=theorem_sort_key) for f in KERNEL_FAMILIES for t in f}
     by: dict[str, list[int]] = {}
     for i, c in enumerate(checks):
-        by.setdefault(root((c.theorems or ("",))[0]), []).append(i)
-    return sorted(by.values(), key=len, reverse=True)
+        ids = c.theorems or ("",)
+        key = next((family[t] for t in ids if t in family), ids[0])  # a family's compiled code, if any
+        by.setdefault(key, []).append(i)
+    return sorted(by.values(), key=lambda g: (-_cost(checks, g, family), -len(g)))
+
+
+def _cost(checks: list[Check], group: list[int], family: dict) -> float:
+    ids = checks[group[0]].theorems or ("",)
+    return COLD_CPU_SECONDS.get(next((family[t] for t in ids if t in family), ids[0]), 2.0)
 
 
 _WORKER: dict = {}
 
 
 def _init_worker(full_mode: bool, record: bool, strict: bool, queue, loader: Callable | None) -> None:
+    import signal
+
     from . import refstore
 
+    # Ctrl-C reaches the whole process group: the parent alone handles it (it terminates the workers), so a
+    # worker neither prints a traceback nor goes on to its next queued check
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if loader is not None:  # a spawned worker starts with an empty registry (a forked one has it already)
         loader()
     set_full(full_mode)
@@ -177,7 +190,7 @@ def _run_group(names: list[tuple[int, str]]):
     for index, name in names:
         r = run_one(by_name[name])
         _WORKER["queue"].put((index, r.outcome.passed))
-        out.append((index, r.outcome, r.seconds))
+        out.append((index, r.outcome, r.seconds, r.cpu_seconds))
     return out, refstore.drain_recorded(), refstore.drain_misses()
 
 
@@ -187,6 +200,22 @@ def _merge(into: dict, part: dict, add: bool = False) -> None:
             into[ns] = into.get(ns, 0) + value
         else:
             into.setdefault(ns, {}).update(value)
+
+
+def _stop(pool) -> None:
+    """Cancel the queued groups and terminate the running workers at once (``shutdown`` alone would wait for
+    every running check to finish: tens of seconds)."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python ≥ 3.14
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=1.0)
 
 
 def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None,
@@ -223,8 +252,9 @@ def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None
     misses: dict = {}
     done = 0
     groups = groups_of(checks) if grouped else [[i] for i in range(len(checks))]
-    with ProcessPoolExecutor(max_workers=min(jobs, len(groups)), mp_context=ctx, initializer=_init_worker,
-                             initargs=(full(), refstore._STATE["record"], refstore._STATE["strict"], q, loader)) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(groups)), mp_context=ctx, initializer=_init_worker,
+                               initargs=(full(), refstore._STATE["record"], refstore._STATE["strict"], q, loader))
+    try:
         futures = {pool.submit(_run_group, [(i, checks[i].name) for i in g]): g for g in groups}
         pending = set(futures)
         while pending:
@@ -241,12 +271,16 @@ def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None
                 try:
                     part, rec, miss = f.result()
                 except Exception as exc:  # a worker died: its unfinished checks fail, loudly
-                    part = [(i, Outcome(False, f"worker process failed: {type(exc).__name__}: {exc}"), 0.0)
+                    part = [(i, Outcome(False, f"worker process failed: {type(exc).__name__}: {exc}"), 0.0, 0.0)
                             for i in futures[f] if i not in outcomes]
                     rec, miss = {}, {}
-                for index, outcome, seconds in part:
-                    outcomes[index] = (outcome, seconds)
+                for index, outcome, seconds, cpu_seconds in part:
+                    outcomes[index] = (outcome, seconds, cpu_seconds)
                 _merge(recorded, rec)
                 _merge(misses, miss, add=True)
+    except BaseException:  # Ctrl-C (or any error here): stop now, not after every queued group has run
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
     results = [Result(c, *outcomes[i]) for i, c in enumerate(checks)]
     return Execution(results, recorded, misses)

@@ -24,6 +24,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from . import points as exact_points
 from . import accuracy
 from .refstore import memo
 from .framework import Outcome, check
@@ -119,9 +120,10 @@ def accuracy_points() -> list[tuple[float, float, float, float]]:
                 points.append((k, b, e, 0.0))
     rng = np.random.default_rng(20261130)
     for _ in range(40):
-        b = float(np.exp(rng.uniform(math.log(0.01), math.log(0.99))))
-        k = float(np.floor(np.exp(rng.uniform(0, math.log(300)))))
-        e = _eps_min(b) * (1 + float(rng.exponential(2.0)))
+        # CPU-independent draws (they key stored references): correctly rounded exp/log, no ziggurat tails
+        b = exact_points.exp(exact_points.uniform(rng, exact_points.log(0.01), exact_points.log(0.99)))
+        k = float(math.floor(exact_points.exp(exact_points.uniform(rng, 0.0, exact_points.log(300.0)))))
+        e = _eps_min(b) * (1 + exact_points.exponential(rng, 2.0))
         points.append((k, b, e, 0.0))
     points += [(k, b, e, 0.0) for k, b, e, _, _ in PINNED]
     # T16: ε − ε₁ taken exactly

@@ -28,6 +28,7 @@ import numpy as np
 
 import bounds
 
+from . import points as exact_points
 from .brute_force import (
     FS,
     _exact_epsilon_ok,
@@ -423,9 +424,9 @@ def t18_table1() -> Outcome:
 # Property sweeps
 # --------------------------------------------------------------------------------------------------------
 
-EPS = np.concatenate([[0.0], np.logspace(-300, 4, 90)])
-P = np.concatenate([[0.0], np.logspace(-300, 0, 90)])
-RATIOS = np.concatenate([[0.0], np.logspace(-300, 0, 40)])
+EPS = np.concatenate([[0.0], exact_points.logspace(-300, 4, 90)])
+P = np.concatenate([[0.0], exact_points.logspace(-300, 0, 90)])
+RATIOS = np.concatenate([[0.0], exact_points.logspace(-300, 0, 40)])
 
 
 @check("property", "T17", name="T17 equals T1 at η = p* bit for bit; monotone in ε, δ, p*; p* = 0, 1")
@@ -433,7 +434,7 @@ def t17_properties() -> Outcome:
     g = bounds.missing_data(EPS[:, None], 1e-6, P[None, :])
     same = bounds.poisson_subsampling(EPS[:, None], 1e-6, P[None, :])
     equal = np.array_equal(g.epsilon, same.epsilon) and np.array_equal(g.delta, same.delta)
-    gd = bounds.missing_data(1.0, np.logspace(-300, 0, 50)[:, None], P[None, :])
+    gd = bounds.missing_data(1.0, exact_points.logspace(-300, 0, 50)[:, None], P[None, :])
     mono = _monotone_outcome("T17", [("ε'(ε)", g.epsilon, 0), ("ε'(p*)", g.epsilon, 1),
                                      ("δ'(δ)", gd.delta, 0), ("δ'(p*)", gd.delta, 1)])
     zero = bounds.missing_data(np.append(EPS, np.inf), 0.5, 0.0)

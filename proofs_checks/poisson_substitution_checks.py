@@ -25,6 +25,7 @@ import numpy as np
 
 import bounds
 
+from . import points as exact_points
 from . import accuracy, references
 from .brute_force import float_above, hockey_stick, log_above, mixture
 from .framework import Outcome, check
@@ -266,9 +267,9 @@ def evaluate_brute_force(bound=t6_exact, library: bool = True) -> Outcome:
 
 # ---- properties ------------------------------------------------------------------------------------------
 
-EPS = np.concatenate([[0.0], np.logspace(-300, 4, 60), [np.inf]])
-RATES = np.concatenate([[0.0], np.logspace(-300, 0, 60)])
-DELTAS = np.concatenate([[0.0], np.logspace(-300, 0, 40)])
+EPS = np.concatenate([[0.0], exact_points.logspace(-300, 4, 60), [np.inf]])
+RATES = np.concatenate([[0.0], exact_points.logspace(-300, 0, 60)])
+DELTAS = np.concatenate([[0.0], exact_points.logspace(-300, 0, 40)])
 SLACK = 16 * 2.0 ** -52
 
 

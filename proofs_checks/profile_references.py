@@ -15,6 +15,7 @@ from functools import lru_cache
 import mpmath as mp
 import numpy as np
 
+from . import points
 from .references import working_digits
 from .refstore import memo
 
@@ -199,7 +200,7 @@ def seeded_reference(theorem_id: str, output: str):
 
 
 def _log_uniform(rng, lo, hi, size):
-    return np.exp(rng.uniform(math.log(lo), math.log(hi), size))
+    return points.log_uniform(rng, lo, hi, size)  # the same bits on every CPU (keys stored references)
 
 
 def grid(theorem_id: str, output: str, rng: np.random.Generator) -> list[tuple]:
@@ -211,7 +212,7 @@ def grid(theorem_id: str, output: str, rng: np.random.Generator) -> list[tuple]:
                 points.append((e, 0.0, t))
         es = _log_uniform(rng, 1e-3, 1e3, RANDOM_POINTS)
         ts = _log_uniform(rng, 1e-3, 1e3, RANDOM_POINTS)
-        signs = np.where(rng.uniform(size=RANDOM_POINTS) < 0.2, -1.0, 1.0)
+        signs = np.where(rng.random(RANDOM_POINTS) < 0.2, -1.0, 1.0)
         points += [(float(s * e), 0.0, float(t)) for s, e, t in zip(signs, es, ts)]
     elif output == "epsilon":  # (epsilon, delta, theta): epsilon unused
         for d in [0.0] + TARGET_DELTAS + [1.0]:

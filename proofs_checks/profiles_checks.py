@@ -17,6 +17,7 @@ import numpy as np
 
 import bounds
 
+from . import points as exact_points
 from . import accuracy, profile_references
 from .framework import Outcome, check
 from .refstore import memo
@@ -161,8 +162,8 @@ def erfcx_accuracy() -> Outcome:
     from numeric.erfcx import erfcx
 
     rng = np.random.default_rng(5)
-    xs = np.concatenate([-np.logspace(-300, math.log10(26.5), 300), np.logspace(-300, 300, 400),
-                         rng.uniform(-5, 30, 400), [0.0, 12.0, math.nextafter(12.0, 0.0), 26.0]])
+    xs = np.concatenate([-exact_points.logspace(-300, exact_points.log10(26.5), 300), exact_points.logspace(-300, 300, 400),
+                         exact_points.uniform(rng, -5.0, 30.0, 400), [0.0, 12.0, math.nextafter(12.0, 0.0), 26.0]])
     worst, at = 0.0, None
     with mp.workdps(50):
         for x in xs:
@@ -182,8 +183,8 @@ def erfcx_accuracy() -> Outcome:
 
 @check("property", "T8", "T9", name="T8/T9 monotone (δ ↓ in ε, ↑ in θ); inverse ∘ profile on the safe side")
 def monotone_and_inverse() -> Outcome:
-    eps = np.concatenate([-np.logspace(3, -10, 60), [0.0], np.logspace(-10, 3, 120)])
-    thetas = np.logspace(-3, 3, 40)
+    eps = np.concatenate([-exact_points.logspace(3, -10, 60), [0.0], exact_points.logspace(-10, 3, 120)])
+    thetas = exact_points.logspace(-3, 3, 40)
     notes, ok = [], True
     for name, f, inv in (("T8", bounds.laplace_profile, bounds.laplace_profile_inverse),
                          ("T9", bounds.gaussian_profile, bounds.gaussian_profile_inverse)):

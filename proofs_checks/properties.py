@@ -8,12 +8,13 @@ import numpy as np
 
 import bounds
 
+from . import points as exact_points
 from . import references
 from .framework import Outcome, check
 
-EPS = np.concatenate([[0.0], np.logspace(-300, 4, 120)])
-RATES = np.concatenate([[0.0], np.logspace(-300, 0, 120)])
-DELTAS = np.concatenate([[0.0], np.logspace(-300, 0, 60)])
+EPS = np.concatenate([[0.0], exact_points.logspace(-300, 4, 120)])
+RATES = np.concatenate([[0.0], exact_points.logspace(-300, 0, 120)])
+DELTAS = np.concatenate([[0.0], exact_points.logspace(-300, 0, 60)])
 
 
 ROUNDING_SLACK = 16 * 2.0 ** -52  # returned values sit up to a budget of ulps above monotone exact values

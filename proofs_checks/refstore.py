@@ -187,6 +187,47 @@ def table(namespace: str) -> dict:
     return _TABLES[namespace]
 
 
+# The modules whose code decides which points the checks evaluate (hence the keys the tables need); the
+# runner, the certificate's layout and the store itself do not.
+_NOT_POINT_SOURCES = {"__init__.py", "certify.py", "framework.py", "refstore.py", "catalogue.py", "theorem_docs.py"}
+
+
+def source_digest() -> str:
+    """SHA-256 of the check modules that choose the evaluated points (line endings normalised), recorded in
+    every table: a quick-mode miss under the same digest cannot be a stale table (see ``explain_misses``)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        if path.name not in _NOT_POINT_SOURCES:
+            h.update(path.name.encode() + b"\0" + path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return h.hexdigest()
+
+
+def explain_misses(namespaces) -> str:
+    """Why the stored tables lacked references the checks asked for, and what to do: a table written from
+    different check code is stale (regenerate); one written from this very code means a point came out
+    different on this machine, which must not happen (every point is drawn platform-independently:
+    ``proofs_checks.points``), so it is reported as a bug instead of advising a regeneration."""
+    here = source_digest()
+    stale, same = [], []
+    for ns in sorted(namespaces):
+        try:
+            written = provenance(ns).get("source_digest")
+        except (OSError, ValueError):
+            written = None
+        (same if written == here else stale).append(ns)
+    parts = []
+    if stale:
+        parts.append(f"the check code changed since these tables were written ({', '.join(stale)}): "
+                     "regenerate them with `python -m proofs_checks.refstore`")
+    if same:
+        parts.append(f"these tables were written from this very check code ({', '.join(same)}), so the points "
+                     "differ on this machine: a platform-dependent point is a bug, please report it with "
+                     "`ampbounds certify --json` (the values were computed, the certificate is still sound)")
+    return "; ".join(parts)
+
+
 def provenance(namespace: str) -> dict:
     """The header of a stored table (everything but its entries)."""
     with gzip.open(_path(namespace), "rt", encoding="utf-8") as fh:
@@ -238,8 +279,8 @@ class Memo:
                     raise _RAISABLE[stored["raises"]](stored["message"])
                 return decode_value(stored)
             if _STATE["strict"]:
-                raise MissingReference(f"{self.namespace}({key}) is not in the stored reference table; "
-                                       f"regenerate with `python -m proofs_checks.refstore`")
+                raise MissingReference(f"{self.namespace}({key}) is not in the stored reference table: "
+                                       + explain_misses([self.namespace]))
             MISSES[self.namespace] = MISSES.get(self.namespace, 0) + 1
         try:
             value = self.func(*args, **kwargs)
@@ -332,6 +373,7 @@ def write_tables(recorded: dict) -> list[Path]:
                 "digits": m.digits if m else None, "stored_bits": STORED_BITS,
                 "mpmath": mp.__version__, "python-flint": _flint_version(),
                 "python": platform.python_version(), "date": now, "git_commit": git_commit(),
+                "source_digest": source_digest(),
                 "entries": dict(sorted(recorded[namespace].items()))}
         path = _path(namespace)
         with gzip.GzipFile(path, "wb", mtime=0) as fh:
@@ -354,13 +396,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the checks whose name contains TEXT (repeatable); implies --merge")
     parser.add_argument("--merge", action="store_true",
                         help="add to the stored tables instead of replacing them")
+    parser.add_argument("--stamp", action="store_true",
+                        help="no regeneration: run the quick certificate and, if it found every reference it "
+                             "needs in the tables, record this check code's source digest in them")
     args = parser.parse_args(argv)
+    if args.stamp:
+        return _stamp(args.jobs)
     fw.set_full(True)
     set_record(True)
     from .catalogue import load
 
     load()
-    selected = [c for c in fw.select(args.theorem) if not args.check or any(t in c.name for t in args.check)]
+    # the adversarial searches run live (their points are new by design, ``refstore.live``) and record nothing:
+    # left out, they would be two thirds of a regeneration's CPU (15 s per kernel in full mode)
+    selected = [c for c in fw.select(args.theorem) if c.kind != "adversarial"
+                and (not args.check or any(t in c.name for t in args.check))]
     # one check per task, slowest first (measured in a full run): the longest check bounds the wall time
     heavy = ("T15 delta", "T16 delta", "T3/T4 delta", "T11 gaussian_add_epsilon", "T11 laplace_add_epsilon",
              "T11 laplace_remove_epsilon", "T14 epsilon", "T15 maximum", "T12 delta", "T7 delta", "T6 delta")
@@ -382,6 +432,30 @@ def main(argv: list[str] | None = None) -> int:
     if failed:
         print(f"warning: {len(failed)} checks failed during regeneration: "
               + "; ".join(r.check.name for r in failed), file=sys.stderr)
+    return 0
+
+
+def _stamp(jobs: int) -> int:
+    """``--stamp``: after a check-code edit that moves no point, mark the tables as written for this code."""
+    from . import framework as fw
+    from .catalogue import load
+
+    load()
+    run = fw.execute(fw.select(), jobs=jobs, loader=load)
+    if run.misses:
+        print(f"not stamped: {sum(run.misses.values())} references missing ({', '.join(sorted(run.misses))}); "
+              "regenerate with `python -m proofs_checks.refstore`", file=sys.stderr)
+        return 1
+    digest = source_digest()
+    for path in sorted(DATA_DIR.glob("*.json.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            data = json.load(fh)
+        data["source_digest"] = digest
+        with gzip.GzipFile(path, "wb", mtime=0) as fh:
+            fh.write(json.dumps(data, separators=(",", ":")).encode("utf-8"))
+    failed = sum(not r.outcome.passed for r in run.results)
+    print(f"stamped {len(list(DATA_DIR.glob('*.json.gz')))} tables with source digest {digest[:16]}…"
+          + (f" ({failed} checks failed)" if failed else ""))
     return 0
 
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 import mpmath as mp
 import numpy as np
 
+from . import points
 from .profile_references import _root, phi
 from .refstore import memo
 
@@ -156,7 +157,7 @@ def reference(output: str):
 
 
 def _log_uniform(rng, lo, hi, size):
-    return np.exp(rng.uniform(math.log(lo), math.log(hi), size))
+    return points.log_uniform(rng, lo, hi, size)  # the same bits on every CPU (keys stored references)
 
 
 def grid(output: str, rng: np.random.Generator) -> list[tuple]:

@@ -20,6 +20,7 @@ import bounds
 from numeric import kernel
 from numeric._generated.metadata import THEOREMS
 
+from . import points as exact_points
 from . import subsampled_profile_references as refs
 from . import accuracy
 from .accuracy import ulps
@@ -184,8 +185,8 @@ def amplification_identity() -> Outcome:
 
 @check("property", "T11", name="T11 REMOVE ≥ ADD for ε ≥ 0; q = 1 equals T8/T9 in both directions")
 def remove_dominates_and_q1() -> Outcome:
-    eps = np.concatenate([[0.0], np.logspace(-8, np.log10(500), 60)])
-    thetas = np.logspace(-3, 3, 25)
+    eps = np.concatenate([[0.0], exact_points.logspace(-8, exact_points.log10(500.0), 60)])
+    thetas = exact_points.logspace(-3, 3, 25)
     notes, ok = [], True
     for name, lib, base in (("Gaussian", bounds.subsampled_gaussian_profile, bounds.gaussian_profile),
                             ("Laplace", bounds.subsampled_laplace_profile, bounds.laplace_profile)):
@@ -263,8 +264,8 @@ def arb_enclosures() -> Outcome:
 
 @check("property", "T11", name="T11 δ non-increasing in ε; inverse ∘ profile on the safe side")
 def monotone_and_inverse() -> Outcome:
-    eps = np.concatenate([-np.logspace(1, -6, 20), [0.0], np.logspace(-8, np.log10(500), 80)])
-    thetas = np.logspace(-3, 3, 13)
+    eps = np.concatenate([-exact_points.logspace(1, -6, 20), [0.0], exact_points.logspace(-8, exact_points.log10(500.0), 80)])
+    thetas = exact_points.logspace(-3, 3, 13)
     notes, ok = [], True
     for name, f, inv in (("Gaussian", bounds.subsampled_gaussian_profile, bounds.subsampled_gaussian_profile_inverse),
                          ("Laplace", bounds.subsampled_laplace_profile, bounds.subsampled_laplace_profile_inverse)):

@@ -21,6 +21,7 @@ import sympy as sp
 
 import bounds
 
+from . import points as exact_points
 from . import accuracy, references
 from . import suppression_references as refs
 from .algebra import is_identity
@@ -94,7 +95,7 @@ def t12_sum_identity() -> Outcome:
 # ------------------------------------------------------------------------------------------ properties
 PAIRS = [(0.1, 0.2), (0.3, 0.5), (0.1, 0.9), (0.6, 0.95), (0.5, 0.5), (1e-3, 0.5), (0.01, 0.99),
          (0.9, 0.999), (0.2, 0.21), (0.05, 0.3), (0.7, 0.8), (0.45, 0.55), (1e-6, 1e-5), (0.3, 0.3)]
-EPS_GRID = np.concatenate([[0.0], np.logspace(-12, 3, 151)])
+EPS_GRID = np.concatenate([[0.0], exact_points.logspace(-12, 3, 151)])
 
 
 @check("property", "T14", name="T14 reference values ε^S(0,.1,.2) = 1, ε^S(0,.3,.5) = 2/3, ε^S(0,.1,.9) = 8")

@@ -16,6 +16,7 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
+from . import points as exact_points
 from .refstore import memo
 
 GRID = 48
@@ -154,19 +155,18 @@ RANDOM_POINTS = 60
 def grid(output: str, rng: np.random.Generator) -> list[tuple]:
     """(epsilon, delta, m, M) points for T14 kernels: fixed magnitudes × (m, M) pairs + seeded random points."""
     points = [(e, 1e-6, m, M) for e in EPSILONS for m, M in PAIRS]
-    u = rng.uniform(0, 1, (RANDOM_POINTS, 2))
-    eps = np.exp(rng.uniform(math.log(1e-6), math.log(1e3), RANDOM_POINTS))
+    u = rng.random((RANDOM_POINTS, 2))
+    eps = exact_points.log_uniform(rng, 1e-6, 1e3, RANDOM_POINTS)  # the same bits on every CPU
     for e, (a, b) in zip(eps, u):
         lo, hi = sorted((float(a), float(b)))
         if lo > 0 and hi < 1:
             points.append((float(e), 1e-6, lo, hi))
     if output == "epsilon_base":  # targets above ε^S(0, m, M) (each reference is a nested search)
-        from numeric.outlier_score import epsilon_unrounded
-
         # well-conditioned targets only: near ε^S(0, m, M), or with M → 1 (slope ~ 1 − M), the inverse
         # amplifies the forward map's rounding by the reciprocal slope; ``suppression_checks`` checks the
         # forward residual ε − ε^S(ε'') there instead
-        points = [(2.0 * epsilon_unrounded(0.0, m, M) + t, 1e-6, m, M)
+        # ε^S(0, m, M) from the stored reference, rounded once (the kernel's value depends on libm)
+        points = [(2.0 * exact_points.to_double(epsilon_s(0.0, m, M)) + t, 1e-6, m, M)
                   for m, M in PAIRS for t in (0.25, 50.0) if m >= 1e-3 and M <= 0.95]
     if output == "delta_base":
         points = [(e, dl, m, M) for e in (1.0,) for dl in (0.0, 1e-300, 1e-10, 0.05, 0.1) for m, M in PAIRS
