@@ -106,4 +106,7 @@ BUDGET_PROVENANCE: dict[str, tuple[str, str]] = {
     "T18": ("measured", "ε₀' 4 ulps measured"),
     "C1": ("derived", "proof note docs/composition_proof.md; assumes libm erfc/exp/expm1/log1p within 8 ulps, "
                       "the T8/T9/T11 kernel budgets (measured) and Higham's FFT bound for pocketfft (×4)"),
+    "C2": ("derived", "proof notes docs/samplers/*.md; rounds composed by C1 (its assumptions: libm, the T9/T11 "
+                      "kernel budgets (measured), Higham's FFT bound); T-fold balls-and-bins sums by long-double "
+                      "FFT with the proven error bound; shuffling certifies a lower side only"),
 }
