@@ -63,4 +63,4 @@ from .peer_formats import (  # noqa: F401
     _from_noise_multiplier, _merge, _steps_to_target, dp_event_to_json, from_dp_event, from_opacus_history)
 from .verdicts import (  # noqa: F401
     VERDICTS, Verdict, _claim, _explain, _g, _is_composition, _noise_text, _scalar_sandwich, crosscheck,
-    describe_composition)
+    decide, describe_composition, sampler_target)

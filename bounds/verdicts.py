@@ -32,7 +32,7 @@ from .composition import Sandwich
 from .enclosures import _Enclosure, enclosure
 from .peer_formats import _from_keywords, _steps_to_target
 
-__all__ = ["VERDICTS", "Verdict", "crosscheck", "describe_composition"]
+__all__ = ["VERDICTS", "Verdict", "crosscheck", "describe_composition"]  # decide, sampler_target: the CLI's
 
 VERDICTS = ("valid", "invalid", "undecided")
 
@@ -66,6 +66,10 @@ class Verdict:
         What was checked.
     explanation : str
         One paragraph for a human (for "undecided": by how much and how to tighten).
+    sampler : dict or None
+        For a claim decided under a batch sampler (``crosscheck(sampler=...)``): ``{"sampler", "adjacency",
+        "convention", "certified", "description"}`` — the sampler, the neighbouring relation, the step/rate
+        convention and which sides are certified ("sandwich", or "lower side only" for shuffled batches).
 
     Examples
     --------
@@ -85,6 +89,7 @@ class Verdict:
     slack: Sandwich
     mechanism: str
     explanation: str = field(repr=False)
+    sampler: dict | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         return (f"Verdict({self.verdict!r}, claim=(ε={_g(self.epsilon_claim)}, δ={_g(self.delta_claim)}), "
@@ -104,7 +109,8 @@ class Verdict:
                 "delta": [j(self.delta.lower), j(self.delta.upper)],
                 "epsilon": [j(self.epsilon.lower), j(self.epsilon.upper)],
                 "slack": [j(self.slack.lower), j(self.slack.upper)],
-                "mechanism": self.mechanism, "explanation": self.explanation}
+                "mechanism": self.mechanism, "explanation": self.explanation,
+                **({"sampler": dict(self.sampler)} if self.sampler is not None else {})}
 
 
 def _claim(name: str, value: Any, hi: float) -> float:
@@ -172,7 +178,10 @@ def _is_composition(x: Any) -> bool:
 
 @refuses_dask
 def crosscheck(mechanism_or_composition: Any = None, *, epsilon: Any, delta: Any, noise_multiplier: Any = None,
-               rate: Any = None, steps: Any = 1, mechanism: str = "gaussian", tolerance: Any = None) -> Verdict:
+               rate: Any = None, steps: Any = 1, mechanism: str = "gaussian", tolerance: Any = None,
+               sampler: str | None = None, adjacency: str | None = None, epochs: Any = None,
+               steps_per_epoch: Any = None, batch_size: Any = None, dataset_size: Any = None,
+               selected: Any = 1) -> Verdict:
     r"""Is the mechanism (ε, δ)-DP?  A certified verdict on an accountant's claim (issue 13).
 
     Returns a ``Verdict`` that is ``"invalid"`` only if a certified *lower* bound on δ_M(ε) exceeds δ (never a
@@ -209,6 +218,18 @@ def crosscheck(mechanism_or_composition: Any = None, *, epsilon: Any, delta: Any
         Noise for the keyword form.
     tolerance : float, optional
         Passed to ``bounds.compose`` when steps > 1.
+    sampler : {"poisson", "balls_and_bins", "shuffle", "random_allocation", "fixed_size", "cyclic"}, optional
+        Decide the claim for ``epochs`` epochs of DP-SGD whose batches this sampler draws (issue 21; record C2):
+        the composition is :func:`bounds.samplers.sampler_composition`'s, with ``noise_multiplier`` σ and
+        ``steps_per_epoch`` T, or ``batch_size`` b and ``dataset_size`` n (T = ⌈n/b⌉); Poisson's rate is
+        ``rate``, else b/n, else 1/T.  The verdict names the sampler, the adjacency and the step convention.
+        For ``"shuffle"`` only the lower side is certified tight: the upper side is the cyclic
+        (deterministic-batch) bound, so a claim between the two is "undecided" and one below the lower side is
+        "invalid" (a claim computed for Poisson sampling does not transfer to shuffled batches).
+    adjacency : str, optional
+        The neighbouring relation for ``sampler`` (default: the sampler's, ``bounds.samplers.wiring.ADJACENCY``).
+    epochs, steps_per_epoch, batch_size, dataset_size, selected : int, optional
+        The DP-SGD words of ``sampler`` (``selected`` = k for random allocation).
 
     Returns
     -------
@@ -217,7 +238,9 @@ def crosscheck(mechanism_or_composition: Any = None, *, epsilon: Any, delta: Any
     Raises
     ------
     ValueError
-        If the claim is NaN, negative, infinite (ε) or outside [0, 1] (δ), or the mechanism is not supported.
+        If the claim is NaN, negative, infinite (ε) or outside [0, 1] (δ), or the mechanism is not supported;
+        for ``sampler`` with a mechanism object, without ``noise_multiplier`` or ``epochs``, or with the
+        sampler words given without ``sampler`` (the message names what is missing or extra).
 
     Examples
     --------
@@ -230,11 +253,45 @@ def crosscheck(mechanism_or_composition: Any = None, *, epsilon: Any, delta: Any
     >>> v = bounds.crosscheck(noise_multiplier=1.0, rate=0.1, epsilon=2.1330, delta=1e-5)
     >>> v.verdict, round(v.epsilon.upper, 6), round(v.slack.lower, 4)
     ('valid', 1.684544, 0.4485)
+
+    A claim computed for Poisson sampling, checked for a shuffled pipeline (σ = 1, 10 batches per epoch, 2
+    reshuffled epochs, zero-out adjacency):
+
+    >>> v = bounds.crosscheck(sampler="shuffle", noise_multiplier=1.0, steps_per_epoch=10, epochs=2,
+    ...                       epsilon=1.0, delta=1e-5)
+    >>> v.verdict, v.sampler["adjacency"], v.sampler["certified"]
+    ('invalid', 'zero_out', 'lower side only (upper side = the cyclic bound)')
     """
     eps_c = _claim("epsilon", epsilon, math.inf)
     if eps_c == math.inf:
         raise ValueError("crosscheck: epsilon = inf claims nothing; it must be a finite ε ≥ 0")
     delta_c = _claim("delta", delta, 1.0)
+    words = {"adjacency": adjacency, "epochs": epochs, "steps_per_epoch": steps_per_epoch,
+             "batch_size": batch_size, "dataset_size": dataset_size}
+    if sampler is not None:
+        if mechanism_or_composition is not None:
+            raise ValueError(f"crosscheck: sampler = {sampler!r} builds the composition from noise_multiplier and "
+                             "the DP-SGD words; give either a mechanism/composition or sampler=, not both")
+        if mechanism != "gaussian":
+            raise ValueError(f"crosscheck: sampler = {sampler!r} accounts for Gaussian noise only "
+                             f"(mechanism = {mechanism!r})")
+        if steps != 1:
+            raise ValueError(f"crosscheck: sampler = {sampler!r} derives the steps from epochs (and steps_per_epoch "
+                             "or batch_size/dataset_size); steps = is not used with it")
+        missing = [n for n, v in (("noise_multiplier", noise_multiplier), ("epochs", epochs)) if v is None]
+        if steps_per_epoch is None and (batch_size is None or dataset_size is None):
+            missing.append("steps_per_epoch (or batch_size and dataset_size)")
+        if missing:
+            raise ValueError(f"crosscheck: sampler = {sampler!r} needs {', '.join(missing)}")
+        target, info = sampler_target(sampler=sampler, noise_multiplier=noise_multiplier, epochs=epochs,
+                                      steps_per_epoch=steps_per_epoch, batch_size=batch_size,
+                                      dataset_size=dataset_size, adjacency=adjacency, selected=selected,
+                                      rate=rate, tolerance=tolerance)
+        return decide(target, eps_c, delta_c, info)
+    given = [n for n, v in words.items() if v is not None]
+    if given or selected != 1:
+        raise ValueError(f"crosscheck: {', '.join(given or ['selected'])} describe(s) a batch sampler; give "
+                         "sampler= (e.g. sampler='poisson' or 'shuffle') with them")
     target = mechanism_or_composition
     if target is None:
         target = _from_keywords(noise_multiplier, rate, steps, mechanism, tolerance)
@@ -242,7 +299,40 @@ def crosscheck(mechanism_or_composition: Any = None, *, epsilon: Any, delta: Any
         raise ValueError("crosscheck: give either a mechanism/composition or noise_multiplier/rate, not both")
     if isinstance(target, (list, tuple)):
         target = _steps_to_target(list(target), tolerance)
+    return decide(target, eps_c, delta_c)
 
+
+_CERTIFIED = {"shuffle": "lower side only (upper side = the cyclic bound)",
+              "random_allocation": "upper side by decomposition; lower side loose for k > 1"}
+
+
+def sampler_target(*, sampler: Any, noise_multiplier: Any, epochs: Any, steps_per_epoch: Any = None,
+                   batch_size: Any = None, dataset_size: Any = None, adjacency: Any = None, selected: Any = 1,
+                   rate: Any = None, tolerance: Any = None) -> tuple[Any, dict]:
+    """(composition, sampler record) for ``crosscheck(sampler=...)``: the composition of
+    :func:`bounds.samplers.sampler_composition` and the dict ``Verdict.sampler`` carries (sampler, adjacency,
+    step convention, which sides are certified, the full description)."""
+    from .samplers.wiring import ADJACENCY, SAMPLERS, sampler_composition
+
+    if not isinstance(sampler, str) or sampler.replace("-", "_") not in SAMPLERS:
+        raise ValueError(f"crosscheck: sampler = {sampler!r} must be one of {SAMPLERS}")
+    name = sampler.replace("-", "_")
+    kw = {} if tolerance is None else {"tolerance": tolerance}
+    comp, text = sampler_composition(sampler=name, noise_multiplier=noise_multiplier, epochs=epochs,
+                                     steps_per_epoch=steps_per_epoch, batch_size=batch_size,
+                                     dataset_size=dataset_size, adjacency=adjacency, selected=selected, rate=rate,
+                                     **kw)
+    adj = ADJACENCY[name][0] if adjacency is None else adjacency
+    parts = [t.strip() for t in text.split(";")]
+    info = {"sampler": name, "adjacency": adj, "convention": parts[1] if len(parts) > 1 else "",
+            "certified": _CERTIFIED.get(name, "sandwich"), "description": text}
+    return comp, info
+
+
+def decide(target: Any, eps_c: float, delta_c: float, sampler: dict | None = None) -> Verdict:
+    """The verdict on the checked claim (ε_c, δ_c) for a mechanism or composition ``target`` (``crosscheck``
+    after validation; the CLI calls it once per claim on one composition).  ``sampler``: the record of
+    :func:`sampler_target`, named in the verdict's text and fields."""
     if _is_composition(target):
         encl = None
         d_s = _scalar_sandwich(target.delta(eps_c), "delta(epsilon)")
@@ -263,7 +353,21 @@ def crosscheck(mechanism_or_composition: Any = None, *, epsilon: Any, delta: Any
     slack = Sandwich(eps_c - e_s.upper, eps_c - e_s.lower)
     verdict = "valid" if valid else "invalid" if invalid else "undecided"
     text = _explain(verdict, eps_c, delta_c, d_s, e_s, slack, target, encl, exact_sides)
-    return Verdict(verdict, eps_c, delta_c, d_s, e_s, slack, description, text)
+    if sampler is not None:
+        description = f"{sampler['description']} ({description})"
+        head = (f"decided under {sampler['sampler'].replace('_', '-')} batches, "
+                f"{sampler['adjacency'].replace('_', '-')} adjacency, {sampler['convention']}: ")
+        if sampler["sampler"] == "shuffle":
+            if verdict == "undecided":  # a finer grid cannot help: the gap is the unknown upper side
+                text = text.split(" Re-run bounds.compose")[0] + f" A claim at or above ε = {_g(e_s.upper)} is valid."
+            tail = (" For shuffled batches only the lower side is certified tight; the upper side is the cyclic "
+                    "(deterministic-batch) bound — no tighter upper bound is known, so a claim between the two "
+                    "stays undecided however fine the grid; a claim computed for Poisson sampling does not apply "
+                    "to shuffled batches.")
+        else:
+            tail = ""
+        text = head + text + tail
+    return Verdict(verdict, eps_c, delta_c, d_s, e_s, slack, description, text, sampler)
 
 
 def _explain(verdict: str, eps_c: float, delta_c: float, d_s: Sandwich, e_s: Sandwich, slack: Sandwich,
