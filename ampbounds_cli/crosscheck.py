@@ -3,6 +3,12 @@ each peer's ε with the certified enclosure and verdict (issue 13).
 
     ampbounds crosscheck --mechanism subsampled-gaussian --noise-multiplier 1 --rate 0.01 --delta 1e-5
     ampbounds crosscheck --dp-event event.json --delta 1e-5 --claim-epsilon "my paper=2.1"
+    ampbounds crosscheck --sampler shuffle --noise-multiplier 1 --steps-per-epoch 100 --epochs 50 \
+        --delta 1e-5 --claim-epsilon "Poisson accountant=4.20"
+
+With ``--sampler`` the claims are decided for that batch sampler's composition
+(``bounds.samplers.sampler_composition``; the header prints the sampler, the adjacency and the step convention);
+the peers model Poisson sampling only, so they run for ``--sampler poisson`` alone.
 
 Exit status (gate a CI job on it): 1 when any checked claim (a peer's ε or a ``--claim-epsilon``) is invalid;
 3 when none is invalid but some is undecided or could not be checked (a peer reporting NaN, a negative or an
@@ -17,6 +23,8 @@ import math
 from typing import Any
 
 MECHANISMS = ("subsampled-gaussian", "gaussian", "subsampled-laplace", "laplace")
+SAMPLER_WORDS = ("poisson", "balls-and-bins", "shuffle", "random-allocation", "fixed-size", "cyclic")
+_SAMPLER_ONLY = ("adjacency", "epochs", "steps_per_epoch", "batch_size", "dataset_size")
 EXIT_VALID, EXIT_INVALID, EXIT_UNDECIDED = 0, 1, 3
 # peer statuses that are a claim (the peer answered with an ε) which could not be checked
 _UNCHECKED_CLAIMS = ("nan", "negative", "infinite", "not checked", "bad claim")
@@ -33,7 +41,7 @@ def add_parser(subparsers: Any) -> None:
         epilog="exit status: 0 every checked claim valid (or none checked); 1 some claim INVALID; 3 none invalid "
                "but some undecided or not checkable (a peer reporting NaN/negative/infinite ε); 2 bad input. "
                "Use it to gate CI: `ampbounds crosscheck ... --claim-epsilon 2.1 || exit 1`.")
-    p.add_argument("--mechanism", choices=MECHANISMS, default="subsampled-gaussian",
+    p.add_argument("--mechanism", choices=MECHANISMS, default=None,
                    help="the mechanism of each step (default: subsampled-gaussian, DP-SGD)")
     p.add_argument("--noise-multiplier", type=float, metavar="SIGMA",
                    help="noise multiplier σ/Δ (Laplace: scale b/Δ)")
@@ -42,6 +50,17 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--dp-event", metavar="FILE",
                    help="a dp_accounting DpEvent as JSON (nested objects with \"class_name\"; "
                         "bounds.peer_formats.dp_event_to_json writes it) instead of --mechanism")
+    # batch samplers of DP-SGD (issue 21): bounds.crosscheck(sampler=...)
+    p.add_argument("--sampler", choices=SAMPLER_WORDS, default=None,
+                   help="decide the claims for this batch sampler (with --noise-multiplier, --epochs and "
+                        "--steps-per-epoch or --batch-size/--dataset-size); poisson uses --rate, else b/n, else 1/T")
+    p.add_argument("--adjacency", choices=("add_remove", "zero_out", "replace_one"), default=None,
+                   help="neighbouring relation for --sampler (default: the sampler's; printed)")
+    p.add_argument("--epochs", type=int, help="epochs E (with --sampler)")
+    p.add_argument("--steps-per-epoch", type=int, help="batches per epoch T (with --sampler)")
+    p.add_argument("--batch-size", type=int, help="batch size b (with --sampler; T = ⌈n/b⌉)")
+    p.add_argument("--dataset-size", type=int, help="dataset size n (with --sampler)")
+    p.add_argument("--selected", type=int, default=1, help="k of T steps per epoch for --sampler random-allocation")
     p.add_argument("--delta", type=float, required=True, help="the δ at which ε is reported")
     p.add_argument("--claim-epsilon", action="append", default=[], metavar="[LABEL=]EPS",
                    help="an ε to check besides the peers' (repeatable), optionally labelled")
@@ -66,9 +85,44 @@ def _j(x: Any) -> Any:
     return x
 
 
+def _sampler_target(args: argparse.Namespace) -> tuple[Any, dict | None, dict]:
+    """(composition, peer spec or None, sampler record) for ``--sampler``."""
+    from bounds import crosschecking as cc
+
+    extra = [o for o, bad in (("--dp-event", args.dp_event), ("--mechanism", args.mechanism),
+                              ("--steps", args.steps != 1)) if bad]
+    if extra:
+        raise ValueError(f"--sampler takes no {', '.join(extra)} (the sampler derives the steps from --epochs and "
+                         "--steps-per-epoch or --batch-size/--dataset-size, with Gaussian noise)")
+    missing = [o for o, v in (("--noise-multiplier", args.noise_multiplier), ("--epochs", args.epochs)) if v is None]
+    if args.steps_per_epoch is None and (args.batch_size is None or args.dataset_size is None):
+        missing.append("--steps-per-epoch (or --batch-size and --dataset-size)")
+    if missing:
+        raise ValueError(f"--sampler {args.sampler} needs {', '.join(missing)}")
+    if args.rate is not None and args.sampler != "poisson":
+        raise ValueError(f"--rate is Poisson's sampling rate; --sampler {args.sampler} takes none")
+    target, info = cc.sampler_target(sampler=args.sampler, noise_multiplier=args.noise_multiplier,
+                                     epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
+                                     batch_size=args.batch_size, dataset_size=args.dataset_size,
+                                     adjacency=args.adjacency, selected=args.selected, rate=args.rate,
+                                     tolerance=args.tolerance)
+    spec = None
+    if args.sampler == "poisson":  # the peers' own model: the same rate and number of steps
+        key = next(iter(target.steps))
+        spec = {"steps": [["gaussian", args.noise_multiplier, key[3], target.total_steps]], "delta": args.delta}
+    return target, spec, info
+
+
 def _target_and_spec(args: argparse.Namespace) -> tuple[Any, dict]:
     from bounds import crosschecking as cc
 
+    if getattr(args, "sampler", None) is None:
+        given = [o for o in _SAMPLER_ONLY if getattr(args, o, None) is not None]
+        if given or getattr(args, "selected", 1) != 1:
+            raise ValueError(f"--{(given or ['selected'])[0].replace('_', '-')} describes a batch sampler; give "
+                             "--sampler with it")
+    if args.mechanism is None:
+        args.mechanism = "subsampled-gaussian"
     if args.dp_event:
         with open(args.dp_event, encoding="utf-8") as fh:
             event = json.load(fh)
@@ -138,17 +192,27 @@ def run(args: argparse.Namespace) -> int:
     input)."""
     from bounds import crosschecking as cc
 
+    info = spec = None
     try:
-        target, spec = _target_and_spec(args)
+        if getattr(args, "sampler", None):
+            target, spec, info = _sampler_target(args)
+        else:
+            target, spec = _target_and_spec(args)
         claims = _claims(args)
         d = cc._claim("delta", args.delta, 1.0)
         enclosure = target if cc._is_composition(target) else cc.enclosure(target)
         described = cc.describe_composition(target) if cc._is_composition(target) else enclosure.description
+        if info is not None:
+            described = f"{info['description']} ({described})"
         eps_s = cc._scalar_sandwich(enclosure.epsilon(d), "epsilon(delta)")
     except (ValueError, OSError) as exc:
         return _fail(str(exc))
     rows: list[dict] = []
-    if args.peers != "none":
+    peers_note = ""
+    if spec is None and args.peers != "none":
+        peers_note = (f"peers not run: they account for Poisson sampling, not {args.sampler} batches; give the ε they "
+                      "report as --claim-epsilon to check it for this sampler")
+    elif args.peers != "none":
         from bounds.peers import PEERS, run_peers
 
         names = None if args.peers == "all" else [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -161,7 +225,12 @@ def run(args: argparse.Namespace) -> int:
                          "verdict": r.verdict, "message": r.message})
     for label, eps in claims:
         try:
-            v = cc.crosscheck(target, epsilon=eps, delta=d)
+            if info is not None:  # the one composition, decided with the sampler named
+                if eps == math.inf:
+                    raise ValueError("crosscheck: epsilon = inf claims nothing; it must be a finite ε ≥ 0")
+                v = cc.decide(target, cc._claim("epsilon", eps, math.inf), d, info)
+            else:
+                v = cc.crosscheck(target, epsilon=eps, delta=d)
             rows.append({"source": label, "epsilon": eps, "status": "ok", "seconds": None, "verdict": v,
                          "message": ""})
         except ValueError as exc:
@@ -172,12 +241,17 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({
             "mechanism": described, "delta": d, "certified_epsilon": [_j(lo), _j(hi)],
+            **({"sampler": info} if info is not None else {}),
+            **({"note": peers_note} if peers_note else {}),
             "exit_status": code,
             "rows": [{"source": r["source"], "epsilon": _j(r["epsilon"]), "status": r["status"],
                       "seconds": r["seconds"], "message": r["message"],
                       **({"check": r["verdict"].as_dict()} if r["verdict"] is not None else {})} for r in rows]},
             indent=2, ensure_ascii=False, allow_nan=False))
         return code
+    if info is not None:
+        print(f"sampler: {info['sampler'].replace('_', '-')}; adjacency: {info['adjacency'].replace('_', '-')}; "
+              f"convention: {info['convention']}; certified: {info['certified']}")
     print(f"mechanism: {described}")
     print(f"at δ = {d:g} the smallest ε is certified in [{lo!r}, {hi!r}] (the enclosure the verdicts used)")
     print()
@@ -207,6 +281,8 @@ def run(args: argparse.Namespace) -> int:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
         if k == 0:
             print("  ".join("-" * w for w in widths))
+    if peers_note:
+        print(f"\n{peers_note}")
     missing = [r["source"] for r in rows if r["status"] == "not installed"]
     if missing:
         print(f"\nnot installed: {', '.join(missing)} (dp-accounting, autodp, prv-accountant: pip install "
