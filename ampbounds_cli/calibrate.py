@@ -10,7 +10,12 @@ size and epochs become its parameters (the convention is printed with the result
 calibration it calls.  ``poisson`` (Poisson subsampling, add/remove): rate q = batch size / dataset size,
 steps T = epochs · ⌈dataset size / batch size⌉ (the expected batch is the batch size; one epoch is as many
 steps as a loader with that batch size yields), calibrated by ``bounds.dpsgd_noise_multiplier`` /
-``bounds.dpsgd_max_steps``.
+``bounds.dpsgd_max_steps``.  ``balls-and-bins``, ``random-allocation``, ``fixed-size`` and ``cyclic``: T =
+⌈dataset size / batch size⌉ steps per epoch (fixed-size: E·T steps of b of n), the composition of
+``bounds.samplers.sampler_composition``, σ found by a bisection (:func:`bisect_noise_multiplier`) that returns
+σ⁺ whose certified *upper* ε is ≤ the target (safe) and σ⁻ whose certified *lower* ε exceeds it.  ``shuffle`` is
+refused: only a lower side is certified for shuffled batches (no σ can be certified safe except through the
+cyclic bound — use ``--sampler cyclic`` for that).
 
 A progress line (the σ being tried, elapsed time) is drawn on stderr when it is a terminal.  ``--json`` is
 strict JSON.  Exit status 0, or 2 for bad input (an unknown sampler included).
@@ -39,8 +44,10 @@ class Sampler:
     name: str
     description: str
     convention: Callable[[int, int, int], tuple[float, int, str]]
-    noise_multiplier: Callable[..., Any]
+    noise_multiplier: Callable[..., Any] | None
     max_steps: Callable[..., Any] | None = None
+    word: str | None = None  # bounds.samplers word: σ by bisection on sampler_composition (needs b, n, E)
+    refusal: str | None = None  # why σ cannot be calibrated for this sampler
 
 
 def _poisson_convention(batch_size: int, dataset_size: int, epochs: int) -> tuple[float, int, str]:
@@ -63,12 +70,129 @@ def _poisson_max_steps(epsilon: float, delta: float, rate: float, sigma: float, 
     return bounds.dpsgd_max_steps(epsilon, delta, rate, sigma, tolerance=tolerance)
 
 
+def _epoch_convention(batch_size: int, dataset_size: int, epochs: int) -> tuple[float, int, str]:
+    per_epoch = -(-dataset_size // batch_size)
+    return (batch_size / dataset_size, epochs * per_epoch,
+            f"T = ⌈dataset size / batch size⌉ = ⌈{dataset_size}/{batch_size}⌉ = {per_epoch} steps per epoch × "
+            f"{epochs} epochs = {epochs * per_epoch} steps")
+
+
+def bisect_noise_multiplier(epsilon: float, delta: float, *, sampler: str, epochs: int, batch_size: int,
+                            dataset_size: int, adjacency: str | None = None, selected: int = 1,
+                            tolerance: float = 1e-3, rtol: float = 1e-3,
+                            progress: Any = None) -> tuple[float, float, int]:
+    """(σ⁻, σ⁺, evaluations): σ⁺ is a noise multiplier at which the certified *upper* ε(δ) of
+    ``sampler_composition`` is ≤ ``epsilon`` (training with σ⁺, or any larger σ, is (ε, δ)-DP: more noise is
+    post-processing), and σ⁻ one at which the certified *lower* ε(δ) exceeds ``epsilon`` (σ⁻ provably violates
+    the budget, and so does every smaller σ).  Bisection in log σ from σ = 1 (bracket grown by ×2), a secant
+    step in (log σ, log ε) aimed just beside the estimated root (safeguarded by the geometric midpoint), until σ⁺/σ⁻ − 1 ≤ ``rtol``; a σ whose
+    sandwich contains ``epsilon`` narrows the bracket from both sides by ``rtol``/2.  The search only ever
+    reports σ it evaluated: soundness rests on the certified sandwiches, not on the search."""
+    from bounds.samplers import sampler_composition
+
+    if not (isinstance(epsilon, float) and math.isfinite(epsilon) and epsilon > 0):
+        raise UsageError(f"--epsilon {epsilon!r} must be a finite ε > 0")
+    if not (isinstance(delta, float) and 0.0 < delta < 1.0):
+        raise UsageError(f"--delta {delta!r} must lie in (0, 1)")
+    count = 0
+    seen: dict[float, tuple[float, float]] = {}
+
+    def eps_at(sigma: float) -> tuple[float, float]:
+        nonlocal count
+        if sigma in seen:
+            return seen[sigma]
+        count += 1
+        if progress is not None:
+            progress.update(f"evaluation {count}: σ = {sigma:.6g}")
+        comp, _ = sampler_composition(sampler=sampler, noise_multiplier=sigma, epochs=epochs, batch_size=batch_size,
+                                      dataset_size=dataset_size, adjacency=adjacency, selected=selected,
+                                      tolerance=tolerance)
+        e = comp.epsilon(delta)
+        seen[sigma] = (float(e.lower), float(e.upper))
+        return seen[sigma]
+
+    lo = hi = None  # σ⁻ (lower ε > target), σ⁺ (upper ε ≤ target)
+    sigma = 1.0
+    for _ in range(64):  # grow the bracket
+        e_lo, e_hi = eps_at(sigma)
+        if e_hi <= epsilon:
+            hi = sigma
+            if lo is not None:
+                break
+            sigma /= 2.0
+        elif e_lo > epsilon:
+            lo = sigma
+            if hi is not None:
+                break
+            sigma *= 2.0
+        else:  # undecided at σ: step off by rtol/2 on both sides
+            hi_try, lo_try = sigma * (1 + rtol / 2), sigma * (1 - rtol / 2)
+            if eps_at(hi_try)[1] <= epsilon:
+                hi = hi_try
+            if eps_at(lo_try)[0] > epsilon:
+                lo = lo_try
+            if lo is None or hi is None:
+                raise UsageError(f"the certified ε sandwich at σ ≈ {sigma:.6g} is wider than the bracket "
+                                 f"(rtol {rtol}); give a smaller --tolerance")
+            break
+        if sigma < 2.0 ** -20 or sigma > 2.0 ** 20:
+            raise UsageError(f"no noise multiplier in [2^-20, 2^20] brackets ε = {epsilon!r} at δ = {delta!r}")
+    assert lo is not None and hi is not None
+    order = [lo, hi]  # evaluation order of the σ used by the secant
+    while hi / lo - 1.0 > rtol:
+        mid = math.sqrt(lo * hi)
+        try:  # secant in (log σ, log ε) through the two latest points (ε at its sandwich's midpoint)
+            (a, fa), (b, fb) = [(math.log(x), math.log(seen[x][0] * seen[x][1]) / 2 - math.log(epsilon))
+                                for x in order[-2:]]
+            root = a - fa * (b - a) / (fb - fa)
+            # aim just above the root while the upper end is far, then just below it: two evaluations close
+            # a good estimate from both sides
+            aim = root + (0.4 * rtol if hi / math.exp(root) - 1.0 > rtol / 2 else -0.4 * rtol)
+            x = math.exp(aim)
+            if lo < x < hi:
+                mid = x
+        except (ValueError, ZeroDivisionError, OverflowError):
+            pass
+        e_lo, e_hi = eps_at(mid)
+        order.append(mid)
+        if e_hi <= epsilon:
+            hi = mid
+        elif e_lo > epsilon:
+            lo = mid
+        else:
+            hi_try, lo_try = min(hi, mid * (1 + rtol / 2)), max(lo, mid * (1 - rtol / 2))
+            if eps_at(hi_try)[1] <= epsilon:
+                hi = hi_try
+            if eps_at(lo_try)[0] > epsilon:
+                lo = lo_try
+            break
+    return lo, hi, count
+
+
+_SHUFFLE_REFUSAL = ("--sampler shuffle: only a LOWER side is certified for shuffled batches (no tight upper bound is "
+                    "known), so no σ can be certified to meet the budget except through the cyclic bound, which "
+                    "dominates shuffling: use --sampler cyclic for a safe σ (loose), or balls-and-bins if the "
+                    "pipeline can draw its batches that way")
+
 # Sampler name → how it is calibrated.  Samplers of issue 21 (balls-and-bins, shuffling, random allocation,
 # fixed-size batches) plug in here with their own convention and certified calibration.
 SAMPLERS: dict[str, Sampler] = {
     "poisson": Sampler("poisson", "Poisson subsampling (each record in each step independently with probability "
                                   "q), add/remove adjacency",
                        _poisson_convention, _poisson_noise_multiplier, _poisson_max_steps),
+    "balls-and-bins": Sampler("balls-and-bins", "each record in one uniformly random batch of each epoch (fresh bins "
+                                                "every epoch), add/remove adjacency, certified sandwich",
+                              _epoch_convention, None, word="balls_and_bins"),
+    "random-allocation": Sampler("random-allocation", "each record in --selected of the T steps of each epoch, "
+                                                      "add/remove adjacency, upper side by decomposition",
+                                 _epoch_convention, None, word="random_allocation"),
+    "fixed-size": Sampler("fixed-size", "a fresh batch of exactly b of n records each step (sampling without "
+                                        "replacement), replace-one adjacency by default",
+                          _epoch_convention, None, word="fixed_size"),
+    "cyclic": Sampler("cyclic", "the same deterministic batches every epoch, zero-out adjacency by default, exact",
+                      _epoch_convention, None, word="cyclic"),
+    "shuffle": Sampler("shuffle", "shuffled fixed-size batches: lower side only (refused)", _epoch_convention, None,
+                       refusal=_SHUFFLE_REFUSAL),
 }
 
 
@@ -94,6 +218,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--steps", type=int, help="number of steps T (instead of epochs)")
     p.add_argument("--noise-multiplier", type=float, metavar="SIGMA",
                    help="calibrate the number of steps for this σ instead of σ for the steps")
+    p.add_argument("--adjacency", choices=("add_remove", "zero_out", "replace_one"), default=None,
+                   help="neighbouring relation for the samplers other than poisson (default: the sampler's)")
+    p.add_argument("--selected", type=int, default=1, help="k of T steps per epoch (random-allocation)")
     p.add_argument("--tolerance", type=float, default=1e-3, help="composition grid tolerance (default 1e-3)")
     p.add_argument("--json", action="store_true", help="print strict JSON")
     p.add_argument("--no-progress", action="store_true",
@@ -178,6 +305,12 @@ def run(args: argparse.Namespace) -> int:
     from .compose import Progress
 
     sampler = _sampler(args.sampler)
+    if sampler.refusal:
+        raise UsageError(sampler.refusal)
+    if sampler.word is None and (args.adjacency is not None or args.selected != 1):
+        raise UsageError(f"--sampler {sampler.name} takes no --adjacency/--selected (add/remove, one per step)")
+    if sampler.word is not None:
+        return _run_bisection(args, sampler)
     steps_mode = args.noise_multiplier is not None
     if steps_mode and sampler.max_steps is None:
         raise UsageError(f"--sampler {sampler.name} has no step calibration (--noise-multiplier)")
@@ -219,6 +352,61 @@ def run(args: argparse.Namespace) -> int:
         print(f"noise multiplier: {result.lower!r} <= σ_min <= {result.upper!r}  (certified)")
         print(f"use σ ≥ {result.upper!r}: training with it is certified (ε, δ)-DP; every σ ≤ {result.lower!r} "
               "provably violates the budget")
+    for n in notes:
+        print(f"note: {n}")
+    print(f"cpu: {seconds:.2f} s")
+    return 0
+
+
+def _run_bisection(args: argparse.Namespace, sampler: Sampler) -> int:
+    """σ for the samplers calibrated by bisection on ``sampler_composition`` (batch words only)."""
+    import warnings
+
+    from .compose import Progress
+
+    if args.noise_multiplier is not None:
+        raise UsageError(f"--sampler {sampler.name} has no step calibration (--noise-multiplier)")
+    if args.rate is not None or args.steps is not None:
+        raise UsageError(f"--sampler {sampler.name} needs --batch-size, --dataset-size and --epochs (not --rate/--steps)")
+    if args.batch_size is None or args.dataset_size is None or args.epochs is None:
+        raise UsageError(f"--sampler {sampler.name} needs --batch-size, --dataset-size and --epochs")
+    if args.batch_size < 1 or args.dataset_size < 1 or args.batch_size > args.dataset_size:
+        raise UsageError(f"--batch-size {args.batch_size} and --dataset-size {args.dataset_size} must satisfy "
+                         "1 ≤ batch size ≤ dataset size")
+    if args.epochs < 1:
+        raise UsageError(f"--epochs {args.epochs} must be ≥ 1")
+    _, steps, convention = sampler.convention(args.batch_size, args.dataset_size, args.epochs)
+    start = time.process_time()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with Progress(sys.stderr, f"calibrating σ ({sampler.name})", enabled=not args.no_progress) as progress:
+            try:
+                lo, hi, count = bisect_noise_multiplier(
+                    float(args.epsilon), float(args.delta), sampler=sampler.word, epochs=args.epochs,
+                    batch_size=args.batch_size, dataset_size=args.dataset_size, adjacency=args.adjacency,
+                    selected=args.selected, tolerance=args.tolerance, progress=progress)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+    seconds = time.process_time() - start
+    from bounds.samplers.wiring import ADJACENCY
+
+    adjacency = args.adjacency or ADJACENCY[sampler.word][0]
+    notes = sorted({str(w.message) for w in caught})
+    data: dict[str, Any] = {"sampler": sampler.name, "sampler_description": sampler.description,
+                            "adjacency": adjacency, "convention": convention, "epsilon": args.epsilon,
+                            "delta": args.delta, "steps": steps, "tolerance": args.tolerance,
+                            "noise_multiplier_bounds": [lo, hi], "evaluations": count,
+                            "cpu_seconds": round(seconds, 3), "warnings": notes}
+    if args.json:
+        print(dumps(data, indent=2))
+        return 0
+    print(f"sampler: {sampler.name} — {sampler.description}")
+    print(f"adjacency: {adjacency.replace('_', '-')}")
+    print(f"convention: {convention}")
+    print(f"budget: (ε, δ) = ({args.epsilon:g}, {args.delta:g})")
+    print(f"noise multiplier: {lo!r} < σ_min <= {hi!r}  (certified, {count} compositions)")
+    print(f"use σ ≥ {hi!r}: its certified upper ε is ≤ {args.epsilon:g}; σ = {lo!r} (and every smaller σ) provably "
+          "violates the budget")
     for n in notes:
         print(f"note: {n}")
     print(f"cpu: {seconds:.2f} s")

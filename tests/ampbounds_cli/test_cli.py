@@ -202,7 +202,7 @@ def test_calibrate_routes_and_conventions(capsys):
                        "--dataset-size", "10000", "--noise-multiplier", "1.5", "--tolerance", "1e-2", "--json")
     steps = bounds.dpsgd_max_steps(1.0, 1e-5, 0.05, 1.5, tolerance=1e-2)
     assert code == 0 and _strict_json(out)["max_steps"] == [steps.lower, steps.upper]
-    for argv, text in ((["--sampler", "shuffle", "--rate", "0.1", "--steps", "3"], "not known"),
+    for argv, text in ((["--sampler", "shuffling", "--rate", "0.1", "--steps", "3"], "not known"),
                        (["--rate", "0.1"], "--steps"), (["--batch-size", "10", "--rate", "0.1", "--steps", "3"],
                                                         "not both"),
                        (["--batch-size", "100", "--dataset-size", "10", "--epochs", "1"], "batch size ≤ dataset"),
