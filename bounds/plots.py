@@ -27,6 +27,14 @@ def _pyplot():
     return plt
 
 
+def _save(fig, out_path: str | Path) -> Path:
+    """Write ``fig`` to ``out_path`` (format from the suffix, 150 dpi) and close it."""
+    out = Path(out_path)
+    fig.savefig(out, dpi=150)
+    _pyplot().close(fig)
+    return out
+
+
 def tex_number(x: float) -> str:
     """A number for mathtext: ``10^{-6}`` for powers of ten, ``2.5 \\times 10^{-7}`` otherwise (never the
     ``1e-06`` that mathtext renders as "1e − 06")."""
@@ -113,12 +121,7 @@ def plot_outlier_score(out_path: str | Path, epsilons=(0.25, 0.5, 1.0, 2.0), res
     >>> bounds.plots.plot_outlier_score("fig2.pdf")        # doctest: +SKIP
     PosixPath('fig2.pdf')
     """
-    plt = _pyplot()
-    fig = outlier_score_figure(epsilons, resolution)
-    out = Path(out_path)
-    fig.savefig(out, dpi=150)
-    plt.close(fig)
-    return out
+    return _save(outlier_score_figure(epsilons, resolution), out_path)
 
 
 def kanon_figure(epsilon: float = 1.0, betas_delta=(0.05, 0.1, 0.2, 0.3, 0.5), betas_epsilon=(0.05, 0.1, 0.2),
@@ -203,12 +206,7 @@ def plot_kanon(out_path: str | Path, epsilon: float = 1.0, betas_delta=(0.05, 0.
     >>> bounds.plots.tex_number(1e-9)                       # how the target is written on the axis
     '10^{-9}'
     """
-    plt = _pyplot()
-    fig = kanon_figure(epsilon, betas_delta, betas_epsilon, target, k_max)
-    out = Path(out_path)
-    fig.savefig(out, dpi=150)
-    plt.close(fig)
-    return out
+    return _save(kanon_figure(epsilon, betas_delta, betas_epsilon, target, k_max), out_path)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -307,9 +305,4 @@ def plot_samplers(out_path: str | Path, noise_multiplier: float = 1.0, steps_per
     >>> bounds.plots.plot_samplers("samplers.png")                 # doctest: +SKIP
     PosixPath('samplers.png')
     """
-    plt = _pyplot()
-    fig = samplers_figure(noise_multiplier, steps_per_epoch, epochs, delta, tolerance)
-    out = Path(out_path)
-    fig.savefig(out, dpi=150)
-    plt.close(fig)
-    return out
+    return _save(samplers_figure(noise_multiplier, steps_per_epoch, epochs, delta, tolerance), out_path)
