@@ -62,7 +62,51 @@ def _steps_to_target(steps: list, tolerance: Any = None) -> Any:
         raise ValueError("crosscheck: no steps (an empty composition releases nothing)")
     if len(steps) == 1 and steps[0][1] == 1:
         return steps[0][0]
-    return _compose(steps, tolerance)
+    return _compose(_fixed_size_rounds(steps), tolerance)
+
+
+def _fixed_size_rounds(steps: list) -> list:
+    """Repeated fixed-size batches (``WithoutReplacement`` of a Gaussian, dp_accounting's
+    ``SampledWithoutReplacementDpEvent``) as :func:`bounds.samplers.fixed_size_sampled` rounds, replace-one
+    adjacency (issue 21); refuses what cannot be certified, by name.
+
+    dp_accounting accounts for ``SampledWithoutReplacementDpEvent`` under ``NeighboringRelation.REPLACE_ONE``
+    only (its RDP accountant refuses any other relation), with the inner ``GaussianDpEvent``'s noise multiplier
+    s = noise std / l2-sensitivity *of that relation* (Wang, Balle, Kasiviswanathan 2019, Thm 27).  One step
+    of this library's ``WithoutReplacement(Gaussian(θ = 1/s), m, n)`` (SPEC T2, substitute) is the hockey stick
+    of ((1−γ)N(0) + γN(1/s), N(0)); ``fixed_size_sampled`` measures σ against the clip norm C, a replacement
+    moving the sum by 2C, i.e. the pair ((1−γ)N(0) + γN(2/σ), N(0)): the same mechanism is
+    ``fixed_size_sampled(Gaussian(θ/2), m, n, adjacency="replace_one")``, i.e. noise multiplier 2s (halving
+    the enclosing θ⁺ and θ⁻ is exact; checked in the tests: one step gives the one-shot T2 value).  Refused: a fixed-size
+    batch of a Laplace release, sampling with replacement, and a composition that mixes replace-one
+    fixed-size steps with add/remove (Poisson-subsampled) steps — dp_accounting cannot account for those
+    either, and no theorem here covers a relation change mid-composition."""
+    fixed = [m for m, _ in steps if isinstance(m, WithoutReplacement)]
+    if not fixed and not any(isinstance(m, WithReplacement) for m, _ in steps):
+        return steps
+    for m, _ in steps:
+        if isinstance(m, WithReplacement):
+            raise ValueError(f"crosscheck: {m!r} (SampledWithReplacementDpEvent) composed over several steps is not "
+                             "certified (only its one-shot upper bound, SPEC T3, is); not supported")
+        if isinstance(m, WithoutReplacement) and not isinstance(m.mechanism, Gaussian):
+            raise ValueError(f"crosscheck: {m!r} (SampledWithoutReplacementDpEvent of a Laplace release) composed "
+                             "over several steps is not certified (fixed-size batches: Gaussian noise only); not "
+                             "supported")
+        if getattr(m, "rate", None) is not None and not isinstance(m, WithoutReplacement):
+            raise ValueError(f"crosscheck: the composition mixes fixed-size batches (SampledWithoutReplacementDpEvent, "
+                             f"replace-one) with {m!r} (Poisson sampling, add/remove): no single neighbouring "
+                             "relation certifies it; not supported")
+    from .samplers.fixed_size import fixed_size_sampled
+
+    out = []
+    for m, count in steps:
+        if isinstance(m, WithoutReplacement):
+            # noise multiplier 2s ⇔ θ/2: halving both enclosing θ's is exact, so θ⁻/2 ≤ 1/(2s) ≤ θ⁺/2 holds
+            g = m.mechanism
+            half = Gaussian(theta=g.theta / 2.0)._with_lower(g.theta_lower / 2.0)
+            m = fixed_size_sampled(half, m.m, m.n, adjacency="replace_one")
+        out.append((m, count))
+    return out
 
 
 def _from_keywords(noise_multiplier: Any, rate: Any, steps: Any, mechanism: str, tolerance: Any) -> Any:
@@ -233,7 +277,10 @@ def from_dp_event(event: Any, *, tolerance: Any = None) -> Any:
     written by ``dp_event_to_json``) are accepted too.
 
     Supported: ``GaussianDpEvent`` (noise multiplier σ/Δ), ``LaplaceDpEvent`` (scale b/Δ),
-    ``PoissonSampledDpEvent`` (SPEC T11, add/remove), ``SampledWithoutReplacementDpEvent`` (T2, substitute),
+    ``PoissonSampledDpEvent`` (SPEC T11, add/remove), ``SampledWithoutReplacementDpEvent`` (T2, substitute =
+    dp_accounting's ``REPLACE_ONE``; repeated, or composed with plain noise, it becomes
+    ``bounds.samplers.fixed_size_sampled`` rounds of noise multiplier 2s, record C2 — see ``_fixed_size_rounds``;
+    mixed with Poisson steps it is refused),
     ``SampledWithReplacementDpEvent`` (T3, substitute; upper bound only), ``SelfComposedDpEvent``,
     ``ComposedDpEvent``, ``NoOpDpEvent``.
 

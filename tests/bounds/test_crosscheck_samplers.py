@@ -114,3 +114,62 @@ def test_sampler_with_mechanism_object_is_refused():
     with pytest.raises(ValueError, match="not both"):
         bounds.crosscheck(bounds.EpsDelta(1.0, 1e-6), sampler="shuffle", noise_multiplier=1.0, epochs=2,
                           steps_per_epoch=10, epsilon=1.0, delta=1e-5)
+
+
+# from_dp_event: repeated fixed-size batches (SampledWithoutReplacementDpEvent) → fixed_size_sampled rounds
+
+
+def test_dp_event_fixed_size_repeated_is_fixed_size_rounds():
+    dpa = pytest.importorskip("dp_accounting")
+    from bounds.crosschecking import WithoutReplacement, enclosure
+    from bounds.samplers import fixed_size_sampled
+
+    one = dpa.SampledWithoutReplacementDpEvent(1000, 10, dpa.GaussianDpEvent(1.0))
+    # one step: the one-shot T2 enclosure; its upper ε equals the fixed-size round's at noise multiplier 2s
+    # (dp_accounting's s is relative to the replace-one sensitivity 2C): the two routes agree
+    t2 = enclosure(bounds.from_dp_event(one)).epsilon(1e-5)
+    fs = bounds.compose([(fixed_size_sampled(bounds.Gaussian.from_noise_multiplier(2.0), 10, 1000), 1)],
+                        tolerance=1e-4).epsilon(1e-5)
+    assert fs.lower - 1e-6 <= t2.upper <= fs.upper + 1e-6
+    # repeated: a composition of the same rounds
+    rep = bounds.from_dp_event(dpa.SelfComposedDpEvent(one, 100))
+    ref = bounds.compose([(fixed_size_sampled(bounds.Gaussian.from_noise_multiplier(2.0), 10, 1000), 100)])
+    got, want = rep.epsilon(1e-5), ref.epsilon(1e-5)
+    assert (got.lower, got.upper) == (want.lower, want.upper)
+    # dp_accounting's RDP (an upper bound, REPLACE_ONE) lies above the certified lower side
+    acc = dpa.rdp.RdpAccountant(neighboring_relation=dpa.NeighboringRelation.REPLACE_ONE)
+    acc.compose(dpa.SelfComposedDpEvent(one, 100))
+    assert acc.get_epsilon(1e-5) >= got.lower
+    # a claim below the certified lower side is invalid
+    assert bounds.crosscheck(rep, epsilon=got.lower * 0.99, delta=1e-5).verdict == "invalid"
+    assert isinstance(bounds.from_dp_event(one), WithoutReplacement)
+
+
+def test_dp_event_fixed_size_composed_with_plain_gaussian():
+    dpa = pytest.importorskip("dp_accounting")
+    ev = dpa.ComposedDpEvent([dpa.SelfComposedDpEvent(
+        dpa.SampledWithoutReplacementDpEvent(100, 100, dpa.GaussianDpEvent(1.0)), 3), dpa.GaussianDpEvent(1.0)])
+    # γ = 1: each fixed-size step is the Gaussian of noise multiplier s = 1 (distance 1/s): 4 Gaussians compose
+    # to μ = 2; exact δ(ε) in mpmath
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 50
+    mu = mp.mpf(2)
+    d = float(mp.ncdf(-1 / mu + mu / 2) - mp.e * mp.ncdf(-1 / mu - mu / 2))
+    s = bounds.from_dp_event(ev).delta(1.0)
+    assert s.lower <= d <= s.upper
+
+
+@pytest.mark.parametrize("builder,match", [
+    (lambda dpa: dpa.SelfComposedDpEvent(dpa.SampledWithReplacementDpEvent(1000, 10, dpa.GaussianDpEvent(1.0)),
+                                         3), "SampledWithReplacementDpEvent"),
+    (lambda dpa: dpa.SelfComposedDpEvent(dpa.SampledWithoutReplacementDpEvent(1000, 10, dpa.LaplaceDpEvent(1.0)),
+                                         3), "Laplace"),
+    (lambda dpa: dpa.ComposedDpEvent([dpa.SampledWithoutReplacementDpEvent(1000, 10, dpa.GaussianDpEvent(1.0)),
+                                      dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0))]), "mixes"),
+    (lambda dpa: dpa.SelfComposedDpEvent(dpa.SingleEpochTreeAggregationDpEvent(1.0, 10), 2),
+     "SingleEpochTreeAggregationDpEvent"),
+])
+def test_dp_event_uncertifiable_refused_by_name(builder, match):
+    dpa = pytest.importorskip("dp_accounting")
+    with pytest.raises(ValueError, match=match):
+        bounds.from_dp_event(builder(dpa))
