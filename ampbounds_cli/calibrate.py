@@ -84,10 +84,11 @@ def bisect_noise_multiplier(epsilon: float, delta: float, *, sampler: str, epoch
     """(σ⁻, σ⁺, evaluations): σ⁺ is a noise multiplier at which the certified *upper* ε(δ) of
     ``sampler_composition`` is ≤ ``epsilon`` (training with σ⁺, or any larger σ, is (ε, δ)-DP: more noise is
     post-processing), and σ⁻ one at which the certified *lower* ε(δ) exceeds ``epsilon`` (σ⁻ provably violates
-    the budget, and so does every smaller σ).  Bisection in log σ from σ = 1 (bracket grown by ×2), a secant
-    step in (log σ, log ε) aimed just beside the estimated root (safeguarded by the geometric midpoint), until σ⁺/σ⁻ − 1 ≤ ``rtol``; a σ whose
-    sandwich contains ``epsilon`` narrows the bracket from both sides by ``rtol``/2.  The search only ever
-    reports σ it evaluated: soundness rests on the certified sandwiches, not on the search."""
+    the budget, and so does every smaller σ), or 0.0 when no evaluated σ was certified to violate it.  Bisection
+    in log σ on "certified upper ε ≤ target" from σ = 1 (bracket grown by ×1.5), a secant step in (log σ, log ε)
+    aimed just beside the estimated root (safeguarded by the geometric midpoint), until the bracket's relative
+    width is ≤ ``rtol``.  The search only ever reports σ it evaluated: soundness rests on the certified
+    sandwiches, not on the search."""
     from bounds.samplers import sampler_composition
 
     if not (isinstance(epsilon, float) and math.isfinite(epsilon) and epsilon > 0):
@@ -111,61 +112,49 @@ def bisect_noise_multiplier(epsilon: float, delta: float, *, sampler: str, epoch
         seen[sigma] = (float(e.lower), float(e.upper))
         return seen[sigma]
 
-    lo = hi = None  # σ⁻ (lower ε > target), σ⁺ (upper ε ≤ target)
+    # the search runs on the safe predicate "certified upper ε ≤ target": a = largest σ seen where it fails,
+    # hi = smallest σ seen where it holds; lo (σ⁻) = largest σ seen whose certified LOWER ε exceeds the target
+    a = hi = lo = None
     sigma = 1.0
-    for _ in range(64):  # grow the bracket
-        e_lo, e_hi = eps_at(sigma)
-        if e_hi <= epsilon:
-            hi = sigma
-            if lo is not None:
-                break
-            sigma /= 2.0
-        elif e_lo > epsilon:
-            lo = sigma
-            if hi is not None:
-                break
-            sigma *= 2.0
-        else:  # undecided at σ: step off by rtol/2 on both sides
-            hi_try, lo_try = sigma * (1 + rtol / 2), sigma * (1 - rtol / 2)
-            if eps_at(hi_try)[1] <= epsilon:
-                hi = hi_try
-            if eps_at(lo_try)[0] > epsilon:
-                lo = lo_try
-            if lo is None or hi is None:
-                raise UsageError(f"the certified ε sandwich at σ ≈ {sigma:.6g} is wider than the bracket "
-                                 f"(rtol {rtol}); give a smaller --tolerance")
-            break
+    while a is None or hi is None:  # grow the bracket by factors of 1.5 (small σ are the expensive ones)
         if sigma < 2.0 ** -20 or sigma > 2.0 ** 20:
             raise UsageError(f"no noise multiplier in [2^-20, 2^20] brackets ε = {epsilon!r} at δ = {delta!r}")
-    assert lo is not None and hi is not None
-    order = [lo, hi]  # evaluation order of the σ used by the secant
-    while hi / lo - 1.0 > rtol:
-        mid = math.sqrt(lo * hi)
-        try:  # secant in (log σ, log ε) through the two latest points (ε at its sandwich's midpoint)
-            (a, fa), (b, fb) = [(math.log(x), math.log(seen[x][0] * seen[x][1]) / 2 - math.log(epsilon))
-                                for x in order[-2:]]
-            root = a - fa * (b - a) / (fb - fa)
+        e_lo, e_hi = eps_at(sigma)
+        if e_lo > epsilon:
+            lo = sigma if lo is None else max(lo, sigma)
+        if e_hi <= epsilon:
+            hi = sigma
+            sigma /= 1.5
+        else:
+            a = sigma
+            sigma *= 1.5
+        if a is not None and hi is not None and a > hi:  # cannot happen for sound, monotone sandwiches
+            raise UsageError(f"the certified ε is not monotone in σ here (σ = {hi!r} certified, σ = {a!r} not)")
+    order = [a, hi]  # evaluation order of the σ used by the secant
+    while hi / a - 1.0 > rtol:
+        mid = math.sqrt(a * hi)
+        try:  # secant in (log σ, log ε) through the two latest points (ε at its sandwich's geometric midpoint)
+            (x0, f0), (x1, f1) = [(math.log(x), math.log(seen[x][0] * seen[x][1]) / 2 - math.log(epsilon))
+                                  for x in order[-2:]]
+            root = x0 - f0 * (x1 - x0) / (f1 - f0)
             # aim just above the root while the upper end is far, then just below it: two evaluations close
             # a good estimate from both sides
             aim = root + (0.4 * rtol if hi / math.exp(root) - 1.0 > rtol / 2 else -0.4 * rtol)
             x = math.exp(aim)
-            if lo < x < hi:
+            if a < x < hi:
                 mid = x
         except (ValueError, ZeroDivisionError, OverflowError):
             pass
         e_lo, e_hi = eps_at(mid)
         order.append(mid)
+        if e_lo > epsilon:
+            lo = mid if lo is None else max(lo, mid)
         if e_hi <= epsilon:
             hi = mid
-        elif e_lo > epsilon:
-            lo = mid
         else:
-            hi_try, lo_try = min(hi, mid * (1 + rtol / 2)), max(lo, mid * (1 - rtol / 2))
-            if eps_at(hi_try)[1] <= epsilon:
-                hi = hi_try
-            if eps_at(lo_try)[0] > epsilon:
-                lo = lo_try
-            break
+            a = mid
+    if lo is None:
+        lo = 0.0  # no σ was certified to violate the budget (a loose lower side): say so, claim nothing
     return lo, hi, count
 
 
@@ -405,8 +394,9 @@ def _run_bisection(args: argparse.Namespace, sampler: Sampler) -> int:
     print(f"convention: {convention}")
     print(f"budget: (ε, δ) = ({args.epsilon:g}, {args.delta:g})")
     print(f"noise multiplier: {lo!r} < σ_min <= {hi!r}  (certified, {count} compositions)")
-    print(f"use σ ≥ {hi!r}: its certified upper ε is ≤ {args.epsilon:g}; σ = {lo!r} (and every smaller σ) provably "
-          "violates the budget")
+    print(f"use σ ≥ {hi!r}: its certified upper ε is ≤ {args.epsilon:g}; "
+          + (f"σ = {lo!r} (and every smaller σ) provably violates the budget" if lo > 0 else
+             "no σ tried was certified to violate the budget (the sampler's lower side is loose there)"))
     for n in notes:
         print(f"note: {n}")
     print(f"cpu: {seconds:.2f} s")
