@@ -238,6 +238,23 @@ def _children(pid: int) -> list[int]:
     return kids
 
 
+def _signal_mask(pid: int, field: str) -> int:
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1], 16)
+    return 0
+
+
+def _ready(pid: int) -> bool:
+    bit = 1 << (2 - 1)  # SIGINT = 2
+    try:
+        workers = _children(pid)
+        return (len(workers) >= 2 and all(_signal_mask(w, "SigIgn") & bit for w in workers)
+                and bool(_signal_mask(pid, "SigCgt") & bit))
+    except OSError:  # a process vanished between the listing and the read
+        return False
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc") or os.name != "posix", reason="needs /proc and POSIX signals")
 def test_ctrl_c_stops_certify_at_once_with_one_line_and_exit_130(tmp_path):
     """SIGINT to the whole process group (what a terminal's Ctrl-C sends) while the worker processes run
@@ -254,7 +271,10 @@ def test_ctrl_c_stops_certify_at_once_with_one_line_and_exit_130(tmp_path):
                             text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        while len(_children(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        # ready = two workers that have run their initializer (SIGINT ignored) and a parent that catches SIGINT
+        # (Python's handler): with an empty numba cache under load the children exist well before that, and a
+        # signal sent in between tested the start-up, not the interruption
+        while not (_ready(proc.pid)) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
         workers = _children(proc.pid)
         assert proc.poll() is None and len(workers) >= 2, "certify did not start its worker processes"
