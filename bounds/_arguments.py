@@ -27,6 +27,19 @@ def shown(value: Any) -> str:
     return _short_repr(value)
 
 
+def _single(function: str, name: str, value: Any, kind: str, note: str) -> float:
+    """``value`` as one float (a scalar, or a 0-d array through ``real``'s rules); an array of any other shape is
+    a ValueError saying a single ``kind`` is needed."""
+    v = _real_scalar(function, name, value, "")
+    if v is None:
+        array = real(function, name, value)
+        if np.ndim(array) != 0:
+            raise ValueError(f"{function}: {name} must be a single {kind}, got an array of shape "
+                             f"{np.shape(array)}{note}")
+        v = float(array)
+    return v
+
+
 def real_number(function: str, name: str, value: Any, *, low: float = -math.inf, high: float = math.inf,
                 low_open: bool = False, high_open: bool = False, finite: bool = False) -> float:
     """``value`` as one float in the interval given (closed unless ``low_open``/``high_open``).
@@ -34,13 +47,7 @@ def real_number(function: str, name: str, value: Any, *, low: float = -math.inf,
     Raises ``ParameterTypeError`` for what is not a real number; ``ValueError`` for arrays (a single number
     is needed), NaN, values outside the interval (``finite``: ±inf too) and values float64 cannot hold
     exactly."""
-    v = _real_scalar(function, name, value, "")
-    if v is None:
-        array = real(function, name, value)
-        if np.ndim(array) != 0:
-            raise ValueError(f"{function}: {name} must be a single number, got an array of shape "
-                             f"{np.shape(array)}")
-        v = float(array)
+    v = _single(function, name, value, "number", "")
     domain = f"{'(' if low_open else '['}{_fmt(low)}, {_fmt(high)}{')' if high_open else ']'}"
     if v != v:
         raise ValueError(f"{function}: {name} is NaN; it must lie in {domain}")
@@ -67,13 +74,7 @@ def integer(function: str, name: str, value: Any, *, low: int = 0, high: int | N
     if isinstance(value, (int, np.integer)):
         i = int(value)
     else:
-        v = _real_scalar(function, name, value, "")
-        if v is None:
-            array = real(function, name, value)
-            if np.ndim(array) != 0:
-                raise ValueError(f"{function}: {name} must be a single integer, got an array of shape "
-                                 f"{np.shape(array)}{note}")
-            v = float(array)
+        v = _single(function, name, value, "integer", note)
         if not math.isfinite(v) or v != math.floor(v):
             raise ValueError(f"{function}: {name} = {_fmt(v)} must be an integer {bound}{note}")
         i = int(v)
