@@ -35,7 +35,8 @@ def sampler_steps(*, sampler: str, mechanism: Any, epochs: int, steps_per_epoch:
     """The ``bounds.compose`` steps of ``epochs`` epochs of DP-SGD under ``sampler``, and a description of them.
 
     Step convention: ``steps_per_epoch`` = T, or T = ⌈dataset_size / batch_size⌉ (the last, partial batch
-    counted); Poisson uses the rate ``rate``, else q = batch_size/dataset_size (when both are given), else 1/T,
+    counted; for shuffling both certified sides hold with it — ``docs/samplers/shuffle.md``, "A partial last
+    batch", *derived*); Poisson uses the rate ``rate``, else q = batch_size/dataset_size (when both are given), else 1/T,
     for E·T steps; fixed-size batches need b and n and take E·T steps.  Each sampler's round is the one of
     :mod:`bounds.samplers` (Poisson: :func:`bounds.poisson_sampled`); record C2, *source* (Chua et al.
     2024/2025 for the shuffling and balls-and-bins pairs; Feldman & Shenfeld 2025 for random allocation).

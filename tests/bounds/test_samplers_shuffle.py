@@ -110,3 +110,38 @@ def test_bad_input():
         shuffled(g, 10, order="fixed")
     with pytest.raises(ValueError, match="epochs"):
         shuffled(g, 10, epochs=5)
+
+
+@pytest.mark.parametrize("adjacency", ["zero_out", "replace_one"])
+def test_partial_last_batch_keeps_the_max_pair(adjacency):
+    """n not a multiple of b (T = ⌈n/b⌉, the last batch partial): the lower side rests on the law of
+    M = max_t (batch sum_t + |B_t| − noise-free baseline) being F_P(x) = Φ(x − 2θ)Φ(x)^{T−1} whatever batch holds
+    the differing record (proof note, "A partial last batch").  Simulate the shuffled pipeline itself — a uniform
+    permutation of n = 7 records cut into batches of b = 3 (sizes 3, 3, 1), gradients −1 and the differing
+    record +1 (D) or 0 / −1 (D'), Gaussian noise σ on each batch sum — and compare the empirical CDF of M with
+    F_P and F_Q at T = 3 by the DKW inequality (false-alarm probability 2e-6 per curve).  A pair built from
+    ⌊n/b⌋ = 2 batches would be caught (its law is more than twice the DKW radius away)."""
+    rng = np.random.default_rng(20261201)
+    n, b, sigma, runs = 7, 3, 1.0, 100000
+    T = -(-n // b)
+    sizes = np.array([min(b, n - t * b) for t in range(T)])
+    other = -1.0 if adjacency == "replace_one" else 0.0
+    perms = np.argsort(rng.random((runs, n)), axis=1)  # uniform permutations; record 0 is the differing one
+    batch_of_record0 = np.argmax(perms == 0, axis=1) // b
+    grid = np.linspace(-3.0, 6.0, 181)
+    dkw = math.sqrt(math.log(2 / 2e-6) / (2 * runs))
+
+    def cdf(shift):
+        return np.array([float(mp.ncdf(x - shift) * mp.ncdf(x) ** (T - 1)) for x in grid])
+
+    for value in (1.0, other):
+        shift = value + 1.0
+        sums = -sizes[None, :].astype(float) + np.where(np.arange(T)[None, :] == batch_of_record0[:, None],
+                                                        value + 1.0, 0.0)
+        y = sums + sigma * rng.standard_normal((runs, T))
+        m = np.max(y + sizes[None, :], axis=1)  # the adversary knows the batch sizes
+        empirical = np.searchsorted(np.sort(m), grid, side="right") / runs
+        assert np.max(np.abs(empirical - cdf(shift / sigma))) < dkw
+        # the test can tell T from T − 1: the two laws are more than 2·dkw apart somewhere on the grid
+        wrong = np.array([float(mp.ncdf(x - shift / sigma) * mp.ncdf(x) ** (T - 2)) for x in grid])
+        assert np.max(np.abs(cdf(shift / sigma) - wrong)) > 2 * dkw
