@@ -267,8 +267,8 @@ def _log1p_core(yc: float, y_lo: float, extra: float) -> float:
     y_lo added to the TwoSum error T: one more rounding of size ≤ u|T + y_lo| ≤ 3u²; extra is an integer-valued
     float, |extra| < 2²⁰, added to the exponent e so e·LN2_HI stays exact)."""
     s_ = 1.0 + yc
-    bb = s_ - 1.0
-    t_ = ((1.0 - (s_ - bb)) + (yc - bb)) + y_lo
+    big = yc > 1.0  # Fast2Sum with the larger summand first (yc > −1): the same exact error as TwoSum
+    t_ = ((1.0 if big else yc) - (s_ - (yc if big else 1.0))) + y_lo
     bits = as_bits(s_)
     # the biased exponent as a double, 2⁵² + E read as bits minus 2⁵² (no int64 → double conversion, which
     # would not vectorise without AVX-512); s_ > 0 here
@@ -305,8 +305,8 @@ def log1p(y: float) -> float:
     inf at inf.
 
     Algorithm.  |y| < 2⁻²⁷: y − (y/2)·y (truncation ≤ y²/3 < u/6, two roundings: ≤ 1.17u).  Otherwise
-    S + T = 1 + y exactly (TwoSum; S ≥ 2⁻⁵³ is normal), S = 2^e·m with m ∈ [1/√2, √2) read from S's bits,
-    f = m − 1 exact (Sterbenz), and
+    S + T = 1 + y exactly (Fast2Sum, the larger of 1 and y first; S ≥ 2⁻⁵³ is normal), S = 2^e·m with
+    m ∈ [1/√2, √2) read from S's bits, f = m − 1 exact (Sterbenz), and
 
         ln(1 + y) = e·ln 2 + log1p(f) + ln(1 + T/S),   |T/S| ≤ u,
         log1p(f) = f − f²/2 + s·(f²/2 + R(z)),   s = f/(2 + f),  z = s²,  R(z) = Σ_{j≥1} 2zʲ/(2j + 1)
