@@ -691,8 +691,8 @@ def group_delta(delta: float, k: float, eps: float) -> float:
     n_hi, n_lo, kn, inv_n = _expm1_scaled(pc)
     num = n_hi + (n_lo + (n_hi + inv_n) * e)
     ec = eps if eps <= GROUP_CAP else GROUP_CAP
-    d_hi, d_lo, kd, inv_d = _expm1_scaled(ec)
-    den = d_hi + d_lo
+    d_hi, _d_lo, kd, inv_d = _expm1_scaled(ec)
+    den = d_hi  # = fl(d_hi + d_lo): d_lo is the exact remainder of d_hi's rounding to nearest (a tie: d_hi even)
     den = den if den > 0.0 else 1.0  # ε = 0 (the value is not used there; no ZeroDivisionError in plain Python)
     m, j, jf = _split_pow2(delta)
     q = m * (num / den)
