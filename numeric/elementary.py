@@ -116,12 +116,13 @@ def _as_bits_overload(x):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _exact_product(a: float, b: float):
-    """(p, e) with p = fl(a·b) and a·b = p + e exactly, for finite a, b whose product's error term is a
-    representable double and whose Veltkamp halves do not underflow (the callers' arguments: |a|, |b| < 4,
-    and a·b zero or its exact value a multiple of 2⁻⁹⁰⁰).  One FMA where ``HAS_FMA`` (fma(a, b, −p) is then
-    exact: its exact value is representable), else Dekker's product (exact under the same conditions), so
-    both give the same (p, e), and so does the plain-Python route (its ``fma`` is exact).  ``two_product``
-    without its guard for an infinite p (never the case here)."""
+    """(p, e) with p = fl(a·b) and a·b = p + e exactly, for finite a, b with |a|, |b| < 4 and ulp(a)·ulp(b) ≥
+    2⁻¹⁰⁷⁴ (a or b zero also works): then a·b, Dekker's partial products and the error term are multiples of
+    ulp(a)·ulp(b), so nothing underflows and e (≤ 53 bits) is representable.  The callers: f² (ulp(f) ≥ 2⁻⁵³),
+    r² for |r| ≥ 2⁻⁴⁰⁰ (ulp ≥ 2⁻⁴⁵²; below, the caller discards e), ηₙ·σ_hi with σ_hi ≥ 2⁻⁸⁰⁰ (2⁻⁵²·2⁻⁸⁵²).
+    One FMA where ``HAS_FMA`` (fma(a, b, −p) is then exact: its exact value is representable), else Dekker's
+    product (exact under the same conditions), so both give the same (p, e), and so does the plain-Python route
+    (its ``fma`` is exact).  ``two_product`` without its guard for an infinite p (never the case here)."""
     p = a * b
     if HAS_FMA:
         e = fma(a, b, -p)
