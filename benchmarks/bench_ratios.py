@@ -11,6 +11,12 @@ benchmarks/README.md, "Arrays on AVX-512").
 The numpy references are *unrounded* and unvalidated (the goal in issue 14 is ampbounds ≤ 1.0× them);
 ampbounds' times include validation, broadcasting and both outputs where the public function returns a
 ``Guarantee``.  Nothing here is asserted in a test.
+
+``--kernels`` times instead the one array loop that dominates each case (T1/T2/T5 ε: ``amplify`` /
+``amplify_quotient`` rounded up; T7 δ: ``group_delta``), called on contiguous arrays with a preallocated output,
+against numpy's ufunc chain of the same formula writing into preallocated buffers (``out=``): the arithmetic
+alone, without validation, the other output, allocation or page faults (issue 20: what limits the ratio).
+Run it with ``PYTHONPATH`` pointing at another tree to compare two versions of the kernels.
 """
 from __future__ import annotations
 
@@ -67,12 +73,79 @@ def cases(n: int, rng: np.random.Generator) -> dict:
     }
 
 
+def kernel_loops(n: int, rounds: int) -> None:
+    """``--kernels``: per-point CPU time of each dominant loop and of numpy's chain (see the module docstring)."""
+    from numeric import kernel
+
+    rng = np.random.default_rng(20261130)
+    eps = 10 ** rng.uniform(-3, 1, n)
+    delta = 10 ** rng.uniform(-12, -3, n)
+    rate = 10 ** rng.uniform(-6, 0, n)
+    m = np.floor(10 ** rng.uniform(0, 3, n))
+    nn = m + np.floor(10 ** rng.uniform(0, 4, n))
+    k = np.floor(10 ** rng.uniform(0, 2, n))
+    eps_small = eps / 100
+    rate_to = rate * rng.uniform(0, 1, n)
+    out, t1, t2 = np.empty(n), np.empty(n), np.empty(n)
+
+    def loop(spec: str, *arrays: np.ndarray):
+        run = kernel(spec, len(arrays)).compiled(False)
+        return lambda: run(*arrays, out)
+
+    def amplify_np(eta: np.ndarray):
+        def chain():
+            np.expm1(eps, out=t1)
+            np.multiply(eta, t1, out=t1)
+            np.log1p(t1, out=out)
+        return chain
+
+    def group_np():
+        np.multiply(k, eps_small, out=t1)
+        np.expm1(t1, out=t1)
+        np.expm1(eps_small, out=t2)
+        np.divide(t1, t2, out=t1)
+        np.multiply(delta, t1, out=out)
+
+    eta2, eta5 = m / nn, rate_to / rate
+    table = {
+        "T1 ε amplify": (loop("numeric._generated.subsampling:t1_epsilon", eps, rate), amplify_np(rate)),
+        "T2 ε amplify_quotient": (loop("numeric._generated.subsampling:t2_epsilon", eps, m, nn), amplify_np(eta2)),
+        "T5 ε amplify_quotient": (loop("numeric._generated.subsampling:t5_epsilon", eps, rate, rate_to),
+                                  amplify_np(eta5)),
+        "T7 δ group_delta": (loop("numeric._generated.group:t7_delta", eps_small, delta, k), group_np),
+    }
+    for ours, ref in table.values():  # compile or load outside the timing
+        ours()
+        ref()
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in table}
+    for _ in range(rounds):
+        for name, (ours, ref) in table.items():
+            t = time.process_time()
+            ours()
+            mid = time.process_time()
+            ref()
+            times[name].append((mid - t, time.process_time() - mid))
+    load = os.getloadavg()
+    print(f"kernel loops alone, {n} points, medians of {rounds} interleaved rounds (CPU time), load average "
+          f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(f"{'loop':<26}{'ns/point':>10}{'numpy ns/pt':>13}{'ratio':>8}")
+    for name, pairs in times.items():
+        ours_ns = float(np.median([a for a, _ in pairs])) / n * 1e9
+        ref_ns = float(np.median([b for _, b in pairs])) / n * 1e9
+        print(f"{name:<26}{ours_ns:>10.2f}{ref_ns:>13.2f}{ours_ns / ref_ns:>8.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--points", type=int, default=10**6)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--cases", default="", help="comma-separated name prefixes (T1,T2,…); default: all")
+    parser.add_argument("--kernels", action="store_true", help="time the dominant array loop of T1/T2/T5/T7 "
+                        "alone against numpy's ufunc chain into preallocated buffers")
     args = parser.parse_args()
+    if args.kernels:
+        kernel_loops(args.points, args.rounds)
+        return
     rng = np.random.default_rng(20261130)
     table = cases(args.points, rng)
     if args.cases:

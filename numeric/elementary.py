@@ -20,10 +20,16 @@ Error bounds (u = 2⁻⁵³; proofs in each docstring; relative error e ⇒ at m
 double x is ≥ u·|x|):
 
 - ``expm1``: |computed − (e^x − 1)| ≤ 1.38·u·|e^x − 1| for −45 ≤ x ≤ 709.78 (EXPM1_BOUND_U).
-- ``log1p``: |computed − ln(1 + y)| ≤ 1.40·u·|ln(1 + y)| for −1 < y < ∞ (LOG1P_BOUND_U).
+- ``log1p``: |computed − ln(1 + y)| ≤ 1.43·u·|ln(1 + y)| for −1 < y < ∞ (LOG1P_BOUND_U).
 - ``amplify``: A_η(ε) = ln(1 + η(e^ε − 1)) fused, with e^ε − 1 and η·(e^ε − 1) carried in double-double:
-  |error| ≤ 1.80u·A + 2⁻¹⁰⁷⁴ (ε ≤ 1400), ≤ 2.80u·A + 2⁻¹⁰⁷⁴ (ε > 1400), i.e. ≤ 2.80 ulps (AMPLIFY_BOUND_U).
-- ``amplify_quotient``: the same for η = num/den, the mantissas' quotient rounded once: one u more, ≤ 3.80 ulps.
+  |error| ≤ 1.89u·A + 2⁻¹⁰⁷⁴ (ε ≤ 1400), ≤ 2.89u·A + 2⁻¹⁰⁷⁴ (ε > 1400), i.e. ≤ 2.89 ulps (AMPLIFY_BOUND_U).
+- ``amplify_quotient``: the same for η = num/den, the mantissas' quotient rounded once: one u more, ≤ 3.89 ulps.
+
+Issue 20 (AVX-512: the loops were already 8 lanes wide, the work was the limit) shortened the dependency chains
+and the additions of ``amplify``/``amplify_quotient`` (and of ``group_delta``'s reductions): Estrin's scheme for
+both polynomials, Fast2Sum wherever the order of the summands is proven, and the exact squares and the product
+ηₙ·σ_hi by one FMA where the CPU has one (``_exact_product``: Dekker's product elsewhere, the same exact result,
+so the same bits on every CPU).  The bounds moved from 1.80/1.40 to 1.89/1.43; the budgets did not.
 
 All are checked against 50-digit mpmath on random and edge arguments (tests/numeric/test_elementary.py,
 asserting the measured error ≤ the derived bound).  For comparison, glibc documents no bound for these two;
@@ -41,8 +47,8 @@ from .special import HAS_FMA, fma
 
 U = 2.0 ** -53
 EXPM1_BOUND_U = 1.38
-LOG1P_BOUND_U = 1.40
-AMPLIFY_BOUND_U = 1.80  # ε ≤ 1400 (plus 2⁻¹⁰⁷⁴ absolute); 2.80 above
+LOG1P_BOUND_U = 1.43
+AMPLIFY_BOUND_U = 1.89  # ε ≤ 1400 (plus 2⁻¹⁰⁷⁴ absolute); 2.89 above
 
 # Cody–Waite split of ln 2 (the same as numeric.special): LN2_HI has 21 trailing zero bits, so k·LN2_HI is exact
 # for |k| < 2²⁰; |ln 2 − LN2_HI − LN2_LO| < 1.17e-26.
@@ -66,10 +72,10 @@ ONE_BITS = 0x3FF0000000000000
 E3, E4, E5, E6 = 0.16666666666666666, 0.041666666666666664, 0.008333333333333333, 0.001388888888888889
 E7, E8, E9, E10 = 0.0001984126984126984, 2.48015873015873e-05, 2.7557319223985893e-06, 2.755731922398589e-07
 E11, E12, E13, E14 = 2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10, 1.1470745597729725e-11
-# 2/(2j + 1), j = 1 … 11 (2·atanh(s) = 2s + s·R(s²), R(z) = Σ 2zʲ/(2j + 1))
+# 2/(2j + 1), j = 1 … 10 (2·atanh(s) = 2s + s·R(s²), R(z) = Σ 2zʲ/(2j + 1))
 P1, P2, P3, P4 = 0.6666666666666666, 0.4, 0.2857142857142857, 0.2222222222222222
 P5, P6, P7, P8 = 0.18181818181818182, 0.15384615384615385, 0.13333333333333333, 0.11764705882352941
-P9, P10, P11 = 0.10526315789473684, 0.09523809523809523, 0.08695652173913043
+P9, P10 = 0.10526315789473684, 0.09523809523809523
 
 
 def as_double(bits: int) -> float:
@@ -106,6 +112,29 @@ def _as_double_overload(bits):
 @overload(as_bits, inline="always")
 def _as_bits_overload(x):
     return lambda x: _bitcast_to_int(x)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _exact_product(a: float, b: float):
+    """(p, e) with p = fl(a·b) and a·b = p + e exactly, for finite a, b with |a|, |b| < 4 and ulp(a)·ulp(b) ≥
+    2⁻¹⁰⁷⁴ (a or b zero also works): then a·b, Dekker's partial products and the error term are multiples of
+    ulp(a)·ulp(b), so nothing underflows and e (≤ 53 bits) is representable.  The callers: f² (ulp(f) ≥ 2⁻⁵³),
+    r² for |r| ≥ 2⁻⁴⁰⁰ (ulp ≥ 2⁻⁴⁵²; below, the caller discards e), ηₙ·σ_hi with σ_hi ≥ 2⁻⁸⁰⁰ (2⁻⁵²·2⁻⁸⁵²).
+    One FMA where ``HAS_FMA`` (fma(a, b, −p) is then exact: its exact value is representable), else Dekker's
+    product (exact under the same conditions), so both give the same (p, e), and so does the plain-Python route
+    (its ``fma`` is exact).  ``two_product`` without its guard for an infinite p (never the case here)."""
+    p = a * b
+    if HAS_FMA:
+        e = fma(a, b, -p)
+    else:
+        t = SPLITTER * a
+        a_hi = t - (t - a)
+        a_lo = a - a_hi
+        t = SPLITTER * b
+        b_hi = t - (t - b)
+        b_lo = b - b_hi
+        e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    return p, e
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -154,17 +183,18 @@ def _exp_reduce(xc: float):
 @njit(cache=True, error_model="numpy", inline="always")
 def _exp_combine2(a_hi: float, a_lo: float, r: float, h1: float, corr: float):
     """``_exp_combine`` with scale 1 and without its final rounding: (hi, lo) with hi + lo equal to the sum
-    before that rounding (a last TwoSum, exact) and |lo| ≤ u|hi|."""
+    before that rounding (a last exact two-sum) and |lo| ≤ u|hi|.
+
+    For k ≥ 0 only (its callers reduce x ≥ 0): a_hi = 1 − 2^{−k} is 0 (k = 0) or ≥ ½ > 0.3466 ≥ |r|, s1 = a_hi +
+    r is r (k = 0) or ≥ 0.153, h1 ≤ r²/2·(1 + u) < |r| and ≤ 0.061, and |tail| ≤ |s2|, so each two-sum is
+    Dekker's Fast2Sum (3 additions instead of Knuth's 6; the same exact error term, so the same bits)."""
     s1 = a_hi + r
-    bb = s1 - a_hi
-    e1 = (a_hi - (s1 - bb)) + (r - bb)
+    e1 = r - (s1 - a_hi)  # Fast2Sum: a_hi = 0 or |a_hi| ≥ ½ > |r|
     s2 = s1 + h1
-    bb = s2 - s1
-    e2 = (s1 - (s2 - bb)) + (h1 - bb)
+    e2 = h1 - (s2 - s1)  # Fast2Sum: |s1| ≥ |h1|
     tail = ((e1 + e2) + a_lo) + corr
     hi = s2 + tail
-    bb = hi - s2
-    return hi, (s2 - (hi - bb)) + (tail - bb)
+    return hi, tail - (hi - s2)  # Fast2Sum: |tail| ≤ |s2|
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -238,8 +268,8 @@ def _log1p_core(yc: float, y_lo: float, extra: float) -> float:
     y_lo added to the TwoSum error T: one more rounding of size ≤ u|T + y_lo| ≤ 3u²; extra is an integer-valued
     float, |extra| < 2²⁰, added to the exponent e so e·LN2_HI stays exact)."""
     s_ = 1.0 + yc
-    bb = s_ - 1.0
-    t_ = ((1.0 - (s_ - bb)) + (yc - bb)) + y_lo
+    big = yc > 1.0  # Fast2Sum with the larger summand first (yc > −1): the same exact error as TwoSum
+    t_ = ((1.0 if big else yc) - (s_ - (yc if big else 1.0))) + y_lo
     bits = as_bits(s_)
     # the biased exponent as a double, 2⁵² + E read as bits minus 2⁵² (no int64 → double conversion, which
     # would not vectorise without AVX-512); s_ > 0 here
@@ -251,63 +281,64 @@ def _log1p_core(yc: float, y_lo: float, extra: float) -> float:
     f = m - 1.0
     s = f / (2.0 + f)
     z = s * s
-    w = P10 + z * P11
-    w = P9 + z * w
-    w = P8 + z * w
-    w = P7 + z * w
-    w = P6 + z * w
-    w = P5 + z * w
-    w = P4 + z * w
-    w = P3 + z * w
-    w = P2 + z * w
-    w = P1 + z * w
+    # R(z)/z = P1 + P2·z + … + P10·z⁹ in Estrin's scheme (a shorter dependency chain than Horner's)
+    z2 = z * z
+    z4 = z2 * z2
+    w = (((P1 + z * P2) + z2 * (P3 + z * P4))
+         + z4 * (((P5 + z * P6) + z2 * (P7 + z * P8)) + z4 * (P9 + z * P10)))
     rz = z * w
-    f1 = (f + SPLIT) - SPLIT
-    f2 = f - f1
-    hh1 = 0.5 * (f1 * f1)
-    hh2 = 0.5 * (f2 * (f + f1))
+    fsq, fsq_err = _exact_product(f, f)  # f is 0 or a multiple of 2⁻⁵³ with |f| < ½: exact, no underflow
+    hh1 = 0.5 * fsq
+    hh2 = 0.5 * fsq_err
     v = s * ((hh1 + hh2) + rz)
     a1 = f - hh1
-    bb = a1 - f
-    b1 = (f - (a1 - bb)) + (-hh1 - bb)
+    b1 = (f - a1) - hh1  # Fast2Sum: |f| ≥ hh1
     ehi = ef * LN2_HI
     a2 = ehi + a1
-    bb = a2 - ehi
-    b2 = (ehi - (a2 - bb)) + (a1 - bb)
+    b2 = a1 - (a2 - ehi)  # Fast2Sum: ehi = 0 or |ehi| ≥ ln 2 > |a1|
     tail = ((((ef * LN2_LO - hh2) + t_ / s_) + b1) + b2) + v
     return a2 + tail
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def log1p(y: float) -> float:
-    """ln(1 + y) with relative error ≤ 1.40u (u = 2⁻⁵³) for −1 < y < ∞; −inf at −1, NaN below −1 or for NaN,
+    """ln(1 + y) with relative error ≤ 1.43u (u = 2⁻⁵³) for −1 < y < ∞; −inf at −1, NaN below −1 or for NaN,
     inf at inf.
 
     Algorithm.  |y| < 2⁻²⁷: y − (y/2)·y (truncation ≤ y²/3 < u/6, two roundings: ≤ 1.17u).  Otherwise
-    S + T = 1 + y exactly (TwoSum; S ≥ 2⁻⁵³ is normal), S = 2^e·m with m ∈ [1/√2, √2) read from S's bits,
-    f = m − 1 exact (Sterbenz), and
+    S + T = 1 + y exactly (Fast2Sum, the larger of 1 and y first; S ≥ 2⁻⁵³ is normal), S = 2^e·m with
+    m ∈ [1/√2, √2) read from S's bits, f = m − 1 exact (Sterbenz), and
 
         ln(1 + y) = e·ln 2 + log1p(f) + ln(1 + T/S),   |T/S| ≤ u,
         log1p(f) = f − f²/2 + s·(f²/2 + R(z)),   s = f/(2 + f),  z = s²,  R(z) = Σ_{j≥1} 2zʲ/(2j + 1)
 
-    (the identity f − f²/2 + s·f²/2 = 2s and 2·atanh(s) = 2s + s·R(z)).  f²/2 = H1 + H2 with H1 = f1²/2 exact
-    (f1 = f rounded to a multiple of 2⁻²⁷) and H2 = f2(f + f1)/2, f2 = f − f1 exact.  e·LN2_HI, f − H1 and their
-    sum are carried exactly with TwoSums; the small terms −H2, e·LN2_LO, T/S and the TwoSum errors are added
-    first, V = s·((H1 + H2) + R) last, then the one final rounding.
+    (the identity f − f²/2 + s·f²/2 = 2s and 2·atanh(s) = 2s + s·R(z)).  f²/2 = H1 + H2 with H1 = fl(f²)/2 and
+    H2 = (f² − fl(f²))/2, both exact (``_exact_product``: f is 0 or a multiple of 2⁻⁵³ with |f| < ½, so the error
+    term is a representable multiple of 2⁻¹⁰⁶; |H2| ≤ u·f²/4).  e·LN2_HI, f − H1 and their sum are carried
+    exactly with Fast2Sums (|f| ≥ H1; e·LN2_HI is 0 or ≥ ln 2 > |f − H1|); the small terms −H2, e·LN2_LO, T/S and
+    the two-sum errors are added first, V = s·((H1 + H2) + R) last, then the one final rounding.  R/z = Σ_{j=1}^{10}
+    2z^{j−1}/(2j + 1) in Estrin's scheme (z² = z·z, z⁴ = z²·z², pairs; a dependency chain of 4 multiply–add
+    steps instead of Horner's 10).
 
     Error bound (first order; relative to |L|, L = ln(1 + y); |s| ≤ 0.17158, z ≤ 0.029438):
-    - R stops at z¹¹: remainder ≤ |s|·2z¹²/25/(1 − z) < 1e-20 relative.  Horner for R/z (ratio ≤ 0.018): ≤ 2.1u;
-      s: 2 + f and ÷: ≤ 2.01u; z: ≤ 5.03u; R = z·(R/z): ≤ 8.3u.
-    - V: W = (H1 + H2) + R with two roundings, V = s·W: |V|·3.01u + |s|·(u·f²/2 + 8.3u|R| + u|W|).  At
-      f = √2 − 1 (s = 0.171573, f²/2 = 0.085786, R = 0.019979, W = 0.10577, V = 0.018147) this is 0.1159u
-      absolute, at f = 1/√2 − 1 0.0791u; the smallest |L| with |f| that large is ln √2 = 0.34657 (e = 0 or
-      e = −1, m = √2), so ≤ 0.335u relative; for smaller |f| the ratio is smaller (V/L = O(f²)).
+    - R stops at z¹⁰: remainder ≤ |s|·2z¹¹/23/(1 − z), relative to |L| ≥ 2|s| ≤ z¹¹/23/(1 − z) ≤ 6.5e-19 =
+      0.006u.  Estrin for R/z: term j passes through n_j = 4, 5, 6, 7, 9, 10, 11, 12, 12, 13 roundings (its
+      coefficient, z² (1), z⁴ (3), the products and sums on its path), so |error| ≤ Σ n_j·P_j·z^{j−1}·u ≤
+      2.7271u at z = 0.029438 (increasing in z) against R/z ≥ P1 = ⅔: ≤ 4.091u.  s: 2 + f and ÷: ≤ 2.01u;
+      z: ≤ 5.03u, which moves R/z by ≤ 5.03u·0.0182 (z·(R/z)′/(R/z) ≤ 0.0182); R = z·(R/z): ≤ 5.03u·1.0182 +
+      4.091u + u ≤ 10.3u (Horner's was 8.3u).
+    - V: W = (H1 + H2) + R with two roundings, V = s·W: |V|·3.01u + |s|·(u·f²/2 + 10.3u|R| + u|W|).  At
+      f = √2 − 1 (s = 0.171573, f²/2 = 0.085786, R = 0.019979, W = 0.10577, V = 0.018147) this is 0.12280u
+      absolute, at f = 1/√2 − 1 0.0860u; the smallest |L| with |f| that large is ln √2 = 0.34657 (e = 0 or
+      e = −1, m = √2), so ≤ 0.3544u relative; for smaller |f| the ratio is smaller (V/L = O(f²)).
     - tail: the small terms (≤ 2.1e-7 + 3u) sum with rounding errors ≤ 1e-7u; adding V: ≤ u·0.0182/0.3466
       = 0.053u; ln(1 + T/S) − T/S and the rounding of T/S ≤ 1.5u² absolute, |L| ≥ 2⁻²⁸ here: < 1e-7u; the
       ln 2 split |e|·1.17e-26 with |L| ≥ 0.3466 when e ≠ 0: < 1e-6u.
     - final rounding: u.
 
-        |error| ≤ u + 0.335u + 0.053u + 0.01u ≤ 1.40u.
+        |error| ≤ u + 0.3544u + 0.053u + 0.006u + 0.01u ≤ 1.4234u ≤ 1.43u.
+
+    (tests/numeric/test_elementary.py recomputes the constants in 50 digits.)
 
     Monotone non-decreasing on every sample the tests try (not proven).
     """
@@ -338,26 +369,23 @@ def _split_pow2(x: float):
 def _amplify_core(eps: float, eta_n: float, j: int, jf: float, zero: bool) -> float:
     """``amplify`` for η = 2^j·eta_n, eta_n ∈ [1, 2) (0 if ``zero``)."""
     ec = eps if eps < 1400.0 else 1400.0
-    k, kf, r, h1, corr = _exp_reduce(ec)
+    k, kf, r, h1, corr = _exp_reduce_estrin(ec)
     low = kf <= 53.0
     inv_scale = as_double((1023 - (k if kf <= 1000.0 else 0)) << 52)  # 2^{−k} (k ≤ 1000; else unused)
     a_hi = (1.0 - inv_scale) if low else 1.0  # 1 − 2^{−k} = a_hi + a_lo
     a_lo = 0.0 if low else (-inv_scale if kf <= 1000.0 else 0.0)
     s_hi, s_lo = _exp_combine2(a_hi, a_lo, r, h1, corr)
-    kj = k + j
+    # σ below 2⁻⁸⁰⁰ (ε < 2⁻⁸⁰⁰) is scaled by 2²⁰⁰ (exact) and the exponent lowered by 200, so that the exact
+    # product below never has an error term near the underflow threshold
+    small = s_hi < 2.0 ** -800
+    s_hi = s_hi * 2.0 ** 200 if small else s_hi
+    s_lo = s_lo * 2.0 ** 200 if small else s_lo
+    kj = k + j - (200 if small else 0)
     kjf = kf + jf
-    # Dekker's product eta_n·s_hi = p + e
-    p = eta_n * s_hi
-    t = SPLITTER * eta_n
-    x_hi = t - (t - eta_n)
-    x_lo = eta_n - x_hi
-    t = SPLITTER * s_hi
-    z_hi = t - (t - s_hi)
-    z_lo = s_hi - z_hi
-    e = ((x_hi * z_hi - p) + x_hi * z_lo + x_lo * z_hi) + x_lo * z_lo
+    p, e = _exact_product(eta_n, s_hi)  # eta_n·s_hi = p + e
     lo = e + eta_n * s_lo
     over = kjf > 1000.0
-    kjc = 1000 if over else kj  # ∈ [−1074, 1000]
+    kjc = 1000 if over else kj  # ∈ [−1274, 1000]
     half = kjc >> 1  # two factors, each a normal power of two
     f1 = as_double((half + 1023) << 52)
     f2 = as_double((kjc - half + 1023) << 52)
@@ -374,41 +402,50 @@ def _amplify_core(eps: float, eta_n: float, j: int, jf: float, zero: bool) -> fl
 
 @njit(cache=True, error_model="numpy", inline="always")
 def amplify(eps: float, eta: float) -> float:
-    """A_η(ε) = ln(1 + η(e^ε − 1)) for 0 ≤ ε ≤ ∞ and 0 ≤ η ≤ 1 (SPEC T1's map): |error| ≤ 1.80u·A + 2⁻¹⁰⁷⁴
-    for ε ≤ 1400, ≤ 2.80u·A + 2⁻¹⁰⁷⁴ above (u = 2⁻⁵³; so ≤ 2.80 ulps), and an input η already in error by a
+    """A_η(ε) = ln(1 + η(e^ε − 1)) for 0 ≤ ε ≤ ∞ and 0 ≤ η ≤ 1 (SPEC T1's map): |error| ≤ 1.89u·A + 2⁻¹⁰⁷⁴
+    for ε ≤ 1400, ≤ 2.89u·A + 2⁻¹⁰⁷⁴ above (u = 2⁻⁵³; so ≤ 2.89 ulps), and an input η already in error by a
     relative δ adds at most δ·A.
 
     One exponential reduction and one logarithm for every ε and no branch (the libm route needed
     ``numeric.special.amplify_large``, three more libm calls, above ε = 709), so a loop over it vectorises.
 
     Algorithm.  ε_c = min(ε, 1400), e^{ε_c} − 1 = 2^k·σ with σ = (1 − 2^{−k}) + r + h1 + corr, the
-    reduction of ``expm1`` (``_exp_reduce``; 1 − 2^{−k} exact for k ≤ 53, else split as 1 and −2^{−k}, and
-    −2^{−k} dropped for k > 1000: a relative 2^{−1000}), summed with two TwoSums and renormalised but NOT
-    rounded: σ_hi + σ_lo (``_exp_combine2``).  η = 2^j·ηₙ exactly (ηₙ ∈ [1, 2) from the bits; a subnormal η
-    prescaled by 2⁶⁴).  ηₙ·σ_hi = p + e exactly (Dekker's product with Veltkamp splitting — plain +, −, ×,
-    so the plain-Python route is bit-identical — exact since ηₙ ∈ [1, 2) and |σ_hi| < 2 cannot overflow;
-    where σ_hi < 2⁻⁹⁶⁰ (ε < 2⁻⁹⁶⁰) the underflow of its partial products is < 2⁻¹⁰⁷² ≤ 2⁻¹¹²|p|).  Then
+    reduction of ``expm1`` with Q in Estrin's scheme and r² split exactly (``_exp_reduce_estrin``; 1 − 2^{−k}
+    exact for k ≤ 53, else split as 1 and −2^{−k}, and −2^{−k} dropped for k > 1000: a relative 2^{−1000}),
+    summed with two Fast2Sums and renormalised but NOT rounded: σ_hi + σ_lo (``_exp_combine2``).  η = 2^j·ηₙ
+    exactly (ηₙ ∈ [1, 2) from the bits; a subnormal η prescaled by 2⁶⁴).  σ_hi < 2⁻⁸⁰⁰ (only for ε < 2⁻⁸⁰⁰) is
+    scaled by 2²⁰⁰ with σ_lo, exactly, and 200 taken off the exponent k + j.  ηₙ·σ_hi = p + e exactly
+    (``_exact_product``: ηₙ ∈ [1, 2) and σ_hi ∈ [2⁻⁸⁰⁰, 2) are multiples of 2⁻⁵² and of 2⁻⁸⁵², so the product's
+    error term is a multiple of 2⁻⁹⁰⁴: representable, no underflow, no overflow; one FMA, or Dekker's product on
+    a CPU without FMA and in plain Python — the same (p, e), so the same bits).  Then
     y_hi + y_lo = 2^{k+j}·(p + (e + ηₙ·σ_lo)) = η(e^{ε_c} − 1), the power of two applied as two normal factors
     and capped at 2^{1000}; the rest goes to the logarithm as an exponent (``extra``; there y ≥ 2^{999} and
     ln(1 + y) − ln y ≤ 2^{−999}).  A = ln(1 + y_hi + y_lo) by ``log1p``'s core with y_lo added to its TwoSum
     error (or y_hi + (y_lo − y_hi²/2) for y_hi < 2⁻²⁷).  For ε > 1400, A(ε) = A(1400) + (ε − 1400).
 
     Error bound.
-    - σ: ``expm1``'s error terms without its final rounding: (5.46 + 2 + 3)u·ρ_d + 0.042u + 0.007u + 0.005u
-      ≤ 0.38u relative to σ (ρ_d ≤ 0.0308 as there; for k > 1000, |d|/σ ≤ 0.0107).
+    - σ: ``expm1``'s error terms without its final rounding, with d's error that of Estrin's scheme (7.87u,
+      ``_exp_reduce_estrin``; Horner's was 5.46u): (7.87 + 2 + 3)u·ρ_d + 0.042u + 0.007u + 0.005u ≤ 0.4504u ≤
+      0.451u relative to σ (ρ_d ≤ 0.0308 as there; for k > 1000, |d|/σ ≤ 0.0107).  The Fast2Sums are exact (the
+      same error terms as TwoSums); h2 is now exact too (≤ u·r²/2 where dropped, |r| < 2⁻⁴⁰⁰: < 1e-100u).
     - y: ηₙ·σ_lo and the addition into lo round by ≤ 2u·|σ_lo| ≤ 2u²|σ|; the factors 2^{k+j} are exact for
       y_hi (when y_hi is normal, so is p·f1), while y_lo may lose ≤ 2⁻¹⁰⁷⁴ to underflow.  So y = η(e^{ε_c} −
-      1)(1 + δ_y) + δ_abs with |δ_y| ≤ 0.38u + 3u², |δ_abs| ≤ 2⁻¹⁰⁷⁴.
-    - ln(1 + y) has condition number y/((1 + y)ln(1 + y)) ≤ 1 and derivative ≤ 1: δ_y costs ≤ 0.38u relative
-      in A and δ_abs ≤ 2⁻¹⁰⁷⁴ absolute; ``log1p``'s core adds ≤ 1.40u (≤ 1.17u in the y_hi < 2⁻²⁷ branch; the
-      extra rounding of its T is ≤ 3u², against |A| ≥ 2⁻²⁸ there).  ε ≤ 1400: ≤ 1.78u·A + 2⁻¹⁰⁷⁴ + O(u²).
+      1)(1 + δ_y) + δ_abs with |δ_y| ≤ 0.451u + 3u², |δ_abs| ≤ 2⁻¹⁰⁷⁴.
+    - ln(1 + y) has condition number y/((1 + y)ln(1 + y)) ≤ 1 and derivative ≤ 1: δ_y costs ≤ 0.451u relative
+      in A and δ_abs ≤ 2⁻¹⁰⁷⁴ absolute; ``log1p``'s core adds ≤ 1.43u (≤ 1.17u in the y_hi < 2⁻²⁷ branch; the
+      extra rounding of its T is ≤ 3u², against |A| ≥ 2⁻²⁸ there).  ε ≤ 1400: ≤ 1.881u·A + 2⁻¹⁰⁷⁴ + O(u²) ≤
+      1.89u·A + 2⁻¹⁰⁷⁴; ≤ 1.63u·A + 2⁻¹⁰⁷⁴ where y_hi < 2⁻²⁷.
     - ε > 1400: A(ε) − A(1400) − (ε − 1400) = ln(1 + (1 − η)e^{−ε}/η) − ln(1 + (1 − η)e^{−1400}/η) lies
-      below e^{−654} since η ≥ 2^{−1075} > e^{−746}.  A(1400) ≥ 654 with error ≤ 1.80u·A(1400); ε − 1400 is exact up
-      to ε = 2800 (Sterbenz), else rounded (≤ u(ε − 1400)); the sum rounds once more: ≤ 2.80u·A.
+      below e^{−654} since η ≥ 2^{−1075} > e^{−746}.  A(1400) ≥ 654 with error ≤ 1.89u·A(1400); ε − 1400 is exact up
+      to ε = 2800 (Sterbenz), else rounded (≤ u(ε − 1400)); the sum rounds once more: ≤ 2.89u·A.
     - An input η = η_true(1 + δ) (T2's m/n, T5's rate_to/rate_from: one division, |δ| ≤ u while η is a
       normal double) multiplies y by 1 + δ: A's error grows by ≤ |δ|·A.
-    - Subnormal results (y_hi < 2⁻¹⁰²²): y_hi rounds in each of the two scalings (≤ ½ step each), y_lo loses
-      ≤ 1 step, the last addition ≤ ½: ≤ 2.5 steps of 2⁻¹⁰⁷⁴ plus a relative 1.6u — within 4 such steps.
+    - In steps (ulps ≥ u·A): the absolute 2⁻¹⁰⁷⁴ is a whole step only for A < 2⁻¹⁰²¹, i.e. in the y_hi < 2⁻²⁷
+      branch, where the bound is ≤ 1.63u·A + 2⁻¹⁰⁷⁴ (+ u·A for a quotient η): < 3.2 steps; elsewhere it is
+      < 2⁻⁵² steps.  So ≤ 2.89 steps for an exact η and ≤ 3.89 for a quotient (callers round up by 4).
+    - Subnormal results (y_hi < 2⁻¹⁰²²): y_hi rounds in each of the two scalings (≤ ½ step each, the first one
+      then scaled down by the second factor), y_lo loses ≤ 1 step, the last addition ≤ ½: ≤ 2.5 steps of
+      2⁻¹⁰⁷⁴ plus a relative 1.63u (≤ 0.82 step; a quotient η: 2.63u, ≤ 1.32 steps) — within 4 such steps.
     ε = ∞ gives ∞; η = 0 or ε = 0 gives 0 exactly.
     """
     eta_n, j, jf = _split_pow2(eta)
@@ -423,8 +460,8 @@ def amplify_quotient(eps: float, num: float, den: float) -> float:
     η = 2^{j_num − j_den}·(m_num/m_den), m ∈ [1, 2) exact (``_split_pow2``), so the one rounding of the
     quotient of mantissas is a relative ≤ u — also where num/den itself would be a subnormal double and
     lose up to all of its digits (rate_to = 1e-323, rate_from = 0.86: η = 1.2e-323 is off by 14 %, and so was
-    A_η(ε) at ε ≈ 700 with the libm kernels).  Then ``amplify``'s bound plus that u: |error| ≤ 2.80u·A +
-    u·A + 2⁻¹⁰⁷⁴, ≤ 3.80 ulps (≤ 2.80u·A below ε = 1400).
+    A_η(ε) at ε ≈ 700 with the libm kernels).  Then ``amplify``'s bound plus that u: |error| ≤ 2.89u·A +
+    u·A + 2⁻¹⁰⁷⁴, ≤ 3.89 ulps (≤ 2.89u·A + 2⁻¹⁰⁷⁴ below ε = 1400).
     """
     m_num, j_num, jf_num = _split_pow2(num)
     m_den, j_den, jf_den = _split_pow2(den)
@@ -438,7 +475,7 @@ def amplify_quotient(eps: float, num: float, den: float) -> float:
 
 # --- T7/T12 δ (group privacy): exp, log, e^{ab} − 1, δ·e^{ab + τ}, a·b rounded upward -----------------------
 EXP_BOUND_U = 1.16
-LOG_BOUND_U = 1.40
+LOG_BOUND_U = 1.43
 EXACT_SPLIT_MIN = 2.0 ** -900  # as numeric.special.mul_up: Dekker's error term exact between these
 EXACT_SPLIT_MAX = 2.0 ** 900
 
@@ -475,7 +512,7 @@ def exp(x: float) -> float:
 
 @njit(cache=True, error_model="numpy", inline="always")
 def log(x: float) -> float:
-    """ln x with relative error ≤ 1.40u (u = 2⁻⁵³) for 0 < x < ∞ (subnormals included); −inf at 0, inf at inf,
+    """ln x with relative error ≤ 1.43u (u = 2⁻⁵³) for 0 < x < ∞ (subnormals included); −inf at 0, inf at inf,
     NaN below 0 or for NaN.
 
     Algorithm.  x = 2^j·m, m ∈ [1, 2), read from the bits (``_split_pow2``; a subnormal x prescaled by 2⁶⁴), and
@@ -486,8 +523,8 @@ def log(x: float) -> float:
     ln √2 = 0.3466 as there, and every term is as bounded there (the T/S terms vanish).  Where e' = 0 (x ∈
     [1/√2, √2)), ln x = log1p(f) with f exact and no exponent terms: e'·LN2_LO = 0, b2 = 0 (the sum with
     e'·LN2_HI = 0 is exact), and the remaining small terms −H2 and b1 (|b1| ≤ u|f − H1|) add rounding errors of
-    order u²|f| against |ln x| ≥ 0.83|f|; V's share, ≤ 0.335u + 0.053u at the ends of the interval, is smaller for
-    smaller |f| (V/ln x = O(f²)).  ``log1p``'s restriction |y| ≥ 2⁻²⁷ only served the T/S terms.  So ≤ 1.40u
+    order u²|f| against |ln x| ≥ 0.83|f|; V's share, ≤ 0.3544u + 0.053u at the ends of the interval, is smaller for
+    smaller |f| (V/ln x = O(f²)).  ``log1p``'s restriction |y| ≥ 2⁻²⁷ only served the T/S terms.  So ≤ 1.43u
     everywhere, as ``log1p``.  Checked against 50-digit mpmath in tests/numeric/test_elementary.py, near 1 too.
     """
     xc = x if 0.0 < x < INF else 1.0  # the special values are selected at the end (no exception in plain Python)
@@ -544,7 +581,7 @@ def expm1_mul(a: float, b: float) -> float:
 def exp_mul_scaled(scale: float, a: float, b: float, tail: float) -> float:
     """scale·e^{a·b + tail} for scale > 0 (``numeric.special.exp_mul_scaled`` without libm): ln(scale) = e·ln 2 +
     ln(mant), mant ∈ [1/√2, √2], e from the bits; e·LN2_HI + hi exact up to its TwoSum error; rest = err + lo +
-    e·LN2_LO + ln(mant) + tail; exp(head)·exp(rest), with ``log`` and ``exp`` above (≤ 1.40u, ≤ 1.16u)."""
+    e·LN2_LO + ln(mant) + tail; exp(head)·exp(rest), with ``log`` and ``exp`` above (≤ 1.43u, ≤ 1.16u)."""
     m, j, jf = _split_pow2(scale)
     high = m > SQRT2
     mant = m * 0.5 if high else m
@@ -569,31 +606,42 @@ def select(condition: bool, if_true: float, if_false: float) -> float:
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _exp_reduce_estrin(xc: float):
-    """``_exp_reduce`` with Q(r) = Σ_{j=3}^{14} r^{j−3}/j! evaluated in Estrin's scheme (pairs, then r², r⁴)
-    instead of Horner's: a shorter dependency chain (the T7 δ loop ran 13.0 → 10.2 ms per 10⁶ points).
+    """``_exp_reduce`` for xc ≥ 0 with Q(r) = Σ_{j=3}^{14} r^{j−3}/j! in Estrin's scheme (pairs, then r², r⁴)
+    instead of Horner's — a dependency chain of 6 instead of 12 multiply–add steps (the T7 δ loop ran 13.0 →
+    10.2 ms per 10⁶ points; the T1 ε loop 6.1 → 5.4 ns/point) — and r²/2 = h1 + h2 from r's exact square
+    (``_exact_product``: h1 = fl(r²)/2, h2 = (r² − fl(r²))/2, both exact halvings; where |r| < 2⁻⁴⁰⁰, h2 = 0,
+    an error ≤ u·r²/2 < 2⁻⁴⁵⁰u|r|, so that no error term near the underflow threshold is ever computed and FMA
+    and Dekker hosts agree bit for bit).  The outputs of ``_exp_reduce`` (h1 and corr split r²/2 differently).
 
-    Error of q: each term c_j·r^{j−3} passes through at most 16 roundings (its coefficient's, r² = r·r, r⁴ =
-    r²·r² (3), the products and sums of the scheme), so |q − Q(r)| ≤ 16u·Q(|r|) + O(u²); with |r| ≤ 0.34658,
-    Q(|r|)/|Q(r)| ≤ Q(0.34658)/Q(−0.34658) = 0.182170/0.153172 ≤ 1.1894 (tests/numeric/test_elementary_group.py
-    recomputes it): ≤ 19.04u relative, and d = ((r·r)·r)·q ≤ 22.1u (Horner's: 5.46u)."""
-    k, kf, r, rr, h1, h2 = _cody_waite(xc)
-    rsq = r * r
+    Error of q (first order; each operation's result is its exact value times 1 + δ, |δ| ≤ u, so the computed q
+    is Σ_j c_j r^{j−3}·Π(1 + δ) over the n_j roundings on term j's path: its coefficient's, r² = fl(r·r) (1),
+    r⁴ = fl(r²·r²) (3), the products and the sums it passes through): n_j = 4, 5, 6, 7 for j = 3 … 6, 9 … 12 for
+    j = 7 … 10, 13 … 16 for j = 11 … 14, and |q − Q(r)| ≤ Σ_j n_j|c_j||r|^{j−3}·u + O(u²).  With |r| ≤ 0.34658
+    this sum is ≤ 0.74531u (increasing in |r|), and |Q(r)| ≥ Q(−0.34658) ≥ 0.1531717: ≤ 4.866u relative
+    (tests/numeric/test_elementary_group.py recomputes both; Horner's was 2.46u), and d = (r²·r)·q: ≤ 4.866u
+    + 3u ≤ 7.87u (Horner's 5.46u).  corr = (h2 + d) + rr·(1 + r): |h2| ≤ u·r²/2, so its two roundings are ≤
+    2u|d| + u²r² as in ``expm1``'s proof."""
+    k, kf, r, rr, _h1, _h2 = _cody_waite(xc)
+    rsq, rsq_err = _exact_product(r, r)
+    rsq_err = rsq_err if (r > 2.0 ** -400 or r < -(2.0 ** -400)) else 0.0
+    h1 = 0.5 * rsq
+    h2 = 0.5 * rsq_err
     r4 = rsq * rsq
     q_ab = (E3 + r * E4) + rsq * (E5 + r * E6)
     q_cd = (E7 + r * E8) + rsq * (E9 + r * E10)
     q_ef = (E11 + r * E12) + rsq * (E13 + r * E14)
     q = q_ab + r4 * (q_cd + r4 * q_ef)
-    d = ((r * r) * r) * q
+    d = (rsq * r) * q
     corr = (h2 + d) + rr * (1.0 + r)
     return k, kf, r, h1, corr
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _expm1_scaled(x: float):
-    """For 0 ≤ x ≤ 1500: (σ_hi, σ_lo, K, 2^{−K}) with e^x − 1 = 2^K·σ, σ = (σ_hi + σ_lo)(1 + η), |η| ≤ 0.89u, K =
-    rint(x/ln 2): ``amplify``'s σ with Q in Estrin's scheme (``_exp_reduce_estrin``).  amplify's proof of σ
-    (``expm1``'s error terms without the final rounding) with d's 5.46u replaced by 22.1u: (22.1 + 2 + 3)u·ρ_d
-    + 0.042u + 0.007u + 0.005u with ρ_d ≤ 0.0308: ≤ 0.889u.  For K > 1000 the term −2^{−K} is dropped, a
+    """For 0 ≤ x ≤ 1500: (σ_hi, σ_lo, K, 2^{−K}) with e^x − 1 = 2^K·σ, σ = (σ_hi + σ_lo)(1 + η), |η| ≤ 0.451u, K =
+    rint(x/ln 2): ``amplify``'s σ (``_exp_reduce_estrin``, ``_exp_combine2``), with the same proof: (7.87 + 2 +
+    3)u·ρ_d + 0.042u + 0.007u + 0.005u with ρ_d ≤ 0.0308: ≤ 0.451u (0.889u before issue 20, when Estrin's
+    scheme was bounded by 16 roundings on every term: 22.1u on d).  For K > 1000 the term −2^{−K} is dropped, a
     relative ≤ 2^{−1000}, and 2^{−K} is returned as 0."""
     k, kf, r, h1, corr = _exp_reduce_estrin(x)
     low = kf <= 53.0
@@ -616,7 +664,7 @@ def group_delta(delta: float, k: float, eps: float) -> float:
     ε — no overflow branch, no logarithm — and two exponential reductions, so a loop over it vectorises.
 
     Algorithm.  kε = p + e exactly (``two_product``).  e^p − 1 = 2^K·σ_n and e^ε − 1 = 2^{K_d}·σ_d with σ in
-    double-double (``_expm1_scaled``, ≤ 0.89u; ε ≤ p/2 ≤ 745 and p ≤ 1490 are within its range).  Since e^p =
+    double-double (``_expm1_scaled``, ≤ 0.451u; ε ≤ p/2 ≤ 745 and p ≤ 1490 are within its range).  Since e^p =
     2^K(σ_n + 2^{−K}) exactly, e^{p+e} − 1 = 2^K(σ_n + (σ_n + 2^{−K})(e^e − 1)), evaluated as N = σ_hi + (σ_lo +
     (σ_hi + 2^{−K})·e).  δ = m·2^j (m ∈ [1, 2), from the bits), and δ_k = m·(N/D)·2^{K − K_d + j} with D = σ_d
     rounded to a double; q = m·(N/D) ≥ 0.1 (p ≥ ε, so K ≥ K_d; σ_n ≥ 0.207 for K ≥ 1 and σ_d ≤ 2; σ_n/σ_d ≥ 1
@@ -627,12 +675,13 @@ def group_delta(delta: float, k: float, eps: float) -> float:
     the product with m: a subnormal N and D, from a subnormal ε, divide with one correctly rounded result).
 
     Error bound (first order; the second-order terms are below 1e-9u).
-    - N: σ_n's 0.89u; |e| ≤ u·p ≤ 1490u, so the correction is ≤ 1490u·(σ_n + 2^{−K})/σ_n ≤ 1.5e4u relative to σ_n
+    - N: σ_n's 0.451u; |e| ≤ u·p ≤ 1490u, so the correction is ≤ 1490u·(σ_n + 2^{−K})/σ_n ≤ 1.5e4u relative to σ_n
       (σ_n ≥ 0.207 for K ≥ 1; for K = 0, (σ_n + 1)|e|/σ_n ≤ 1.42u), and its three roundings cost O(u²); e^e − 1 −
-      e ≤ e² is below 3e-26 relative; the final sum rounds once: ≤ 1.89u.
-    - D: σ_d's 0.89u and its rounding to a double u: ≤ 1.89u.
+      e ≤ e² is below 3e-26 relative; the final sum rounds once: ≤ 1.451u.
+    - D: σ_d's 0.451u and its rounding to a double u: ≤ 1.451u.
     - N/D and ×m: one rounding each, 2u.  The power of two: exact for a normal result.
-      Total ≤ 1.89u + 1.89u + 2u = 5.78u ≤ 5.8u.
+      Total ≤ 1.451u + 1.451u + 2u = 4.902u ≤ 5.8u (GROUP_DELTA_BOUND_U kept at 5.8, its value when σ's
+      bound was 0.889u; the budget GROUP_DELTA = 8 covers either).
     - Subnormal result: the last scaling rounds once more, ≤ 2⁻¹⁰⁷⁵.
     - kε > 1490: δ_k ≥ δe^{(k−1)ε} ≥ 2⁻¹⁰⁷⁴e^{kε/2} > 2⁻¹⁰⁷⁴e^{745} > 1; inf is returned (min(1, ·) gives 1).
     ε = 0 gives a NaN-free finite value (unused: T7's ε = 0 branch is kδ).
@@ -643,8 +692,8 @@ def group_delta(delta: float, k: float, eps: float) -> float:
     n_hi, n_lo, kn, inv_n = _expm1_scaled(pc)
     num = n_hi + (n_lo + (n_hi + inv_n) * e)
     ec = eps if eps <= GROUP_CAP else GROUP_CAP
-    d_hi, d_lo, kd, inv_d = _expm1_scaled(ec)
-    den = d_hi + d_lo
+    d_hi, _d_lo, kd, inv_d = _expm1_scaled(ec)
+    den = d_hi  # = fl(d_hi + d_lo): d_lo is the exact remainder of d_hi's rounding to nearest (a tie: d_hi even)
     den = den if den > 0.0 else 1.0  # ε = 0 (the value is not used there; no ZeroDivisionError in plain Python)
     m, j, jf = _split_pow2(delta)
     q = m * (num / den)

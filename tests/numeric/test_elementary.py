@@ -131,7 +131,10 @@ def test_special_values():
 def plain_python(dispatcher):
     """The function with every numba dispatcher it reaches replaced by its Python source function: no compiled
     code at all (what a numba-free scalar route runs)."""
+    from numeric.pure import INTRINSICS
+
     namespace = dict(vars(elementary))
+    namespace["fma"] = INTRINSICS["fma"]  # the exact plain-Python fma numeric.pure runs (an intrinsic otherwise)
     for name, value in vars(elementary).items():
         if hasattr(value, "py_func"):
             namespace[name] = types.FunctionType(value.py_func.__code__, namespace, name)
@@ -216,5 +219,22 @@ def test_proof_constants():
     assert s <= mp.mpf("0.17158") and z <= mp.mpf("0.029438")
     rz = sum(2 * z ** j / (2 * j + 1) for j in range(1, 30))
     w = f * f / 2 + rz
-    v_err = abs(s * w) * mp.mpf("3.01") + s * (f * f / 2 + mp.mpf("8.3") * rz + w)
-    assert v_err / mp.log(mp.sqrt(2)) <= mp.mpf("0.335")
+    # R/z = Σ_{j=1}^{10} P_j z^{j−1} in Estrin's scheme: n_j roundings on term j's path, against R/z ≥ P1 = 2/3
+    p = [mp.mpf(2) / (2 * j + 1) for j in range(1, 11)]
+    n_j = [4, 5, 6, 7, 9, 10, 11, 12, 12, 13]
+    assert sum(n * c * z ** i for i, (n, c) in enumerate(zip(n_j, p))) / p[0] <= mp.mpf("4.091")
+    w_over_z = sum(c * z ** i for i, c in enumerate(p))
+    sensitivity = sum(i * c * z ** i for i, c in enumerate(p)) / w_over_z  # z·(R/z)′/(R/z), increasing in z
+    assert sensitivity <= mp.mpf("0.0182") and mp.mpf("5.03") * (1 + sensitivity) + mp.mpf("4.091") + 1 <= mp.mpf("10.3")
+    assert z ** 11 / 23 / (1 - z) <= mp.mpf("6.5e-19") and mp.mpf("6.5e-19") / mp.mpf(U) <= mp.mpf("0.006")
+    v_err = abs(s * w) * mp.mpf("3.01") + s * (f * f / 2 + mp.mpf("10.3") * rz + w)
+    assert v_err / mp.log(mp.sqrt(2)) <= mp.mpf("0.3544")
+    f = 1 / mp.sqrt(2) - 1  # the other end: smaller
+    s = f / (2 + f)
+    rz = sum(2 * (s * s) ** j / (2 * j + 1) for j in range(1, 30))
+    w = f * f / 2 + rz
+    assert (abs(s * w) * mp.mpf("3.01") + abs(s) * (f * f / 2 + mp.mpf("10.3") * rz + w)) / mp.log(mp.sqrt(2)) <= mp.mpf("0.3544")
+    assert 1 + mp.mpf("0.3544") + mp.mpf("0.053") + mp.mpf("0.006") + mp.mpf("0.01") <= LOG1P_BOUND_U
+    # amplify: σ with Estrin's d (7.87u, tests/numeric/test_elementary_group.py), then the logarithm
+    sigma = (mp.mpf("7.87") + 2 + 3) * mp.mpf("0.0308") + mp.mpf("0.042") + mp.mpf("0.007") + mp.mpf("0.005")
+    assert sigma <= mp.mpf("0.451") and mp.mpf("0.451") + LOG1P_BOUND_U <= AMPLIFY_BOUND_U

@@ -157,8 +157,13 @@ def test_group_delta_cap_is_safe():
 
 
 def test_estrin_proof_constant():
-    # numeric.elementary._exp_reduce_estrin: Q(|r|)/|Q(r)| ≤ 1.1894 for |r| ≤ 0.34658 (Q's terms all positive at
-    # |r|, and |Q(r)| smallest at r = −0.34658), so 16 roundings give ≤ 19.04u relative (+ 3 for d: ≤ 22.1u)
+    # numeric.elementary._exp_reduce_estrin: term j of Q = Σ_{j=3}^{14} r^{j−3}/j! passes through n_j roundings in
+    # the scheme as written; Σ n_j|r|^{j−3}/j! (increasing in |r|) over min |Q(r)| = Q(−0.34658) ≤ 4.866u, + 3 for
+    # d = (r²·r)·q: ≤ 7.87u.  (The cruder count, 16 roundings on every term, gave 16·1.1894 ≤ 19.04u, 22.1u on d.)
     def q(r):
         return sum(mp.mpf(r) ** (j - 3) / mp.factorial(j) for j in range(3, 15))
+    n_j = [4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16]
+    weighted = sum(n * mp.mpf(0.34658) ** (j - 3) / mp.factorial(j) for n, j in zip(n_j, range(3, 15)))
+    assert weighted <= mp.mpf("0.74531") and q(-0.34658) >= mp.mpf("0.1531717")
+    assert weighted / q(-0.34658) <= mp.mpf("4.866") and mp.mpf("4.866") + 3 <= mp.mpf("7.87")
     assert q(0.34658) / q(-0.34658) <= 1.1894 and 16 * 1.1894 <= 19.04
