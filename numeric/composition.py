@@ -484,6 +484,21 @@ def _dn(x: float) -> float:
 
 
 @njit(cache=True)
+def _up0(x: float) -> float:
+    """≥ x + one ulp for x ≥ 0 (so ≥ the exact value x was rounded to nearest from, in every regime), without
+    a libm call: for normal x, x·2⁻⁵² ≥ ulp(x), so fl(x(1 + 2⁻⁵²)) ≥ x + ulp(x) (x + ulp(x) is a double and
+    rounding to nearest cannot fall below it); the added 2⁻¹⁰⁷⁴ covers subnormal x (an exact addition).
+    inf stays inf.  Issue 21: ``nextafter`` was a third of ``hs_tables``."""
+    return x * (1.0 + 2.0 ** -52) + TINY
+
+
+@njit(cache=True)
+def _dn0(x: float) -> float:
+    """≤ x − one ulp for x ≥ 0, clipped at 0 (the mirror of ``_up0``: fl(x(1 − 2⁻⁵²)) ≤ x − ulp(x))."""
+    return max(x * (1.0 - 2.0 ** -52) - TINY, 0.0)
+
+
+@njit(cache=True)
 def hs_tables(m: np.ndarray, h: float, upward: bool):
     """Suffix tables for the hockey stick of a grid measure, with directed rounding (proof note, §6).
 
@@ -494,7 +509,7 @@ def hs_tables(m: np.ndarray, h: float, upward: bool):
 
     and for ε in [ε_{i−1}, ε_i) (ε_i = (k0 + i)h the first node above ε, z = ε − ε_i < 0)
     δ(ε) = Σ_{j ≥ i} m_j(1 − e^{z − (j − i)h}) = C_i + (−expm1(z))·B_i.  Every operation is rounded to
-    nearest and then moved one ulp outward (``nextafter``: ≥ the rounding error, also for subnormal
+    nearest and then moved one ulp outward (``_up0``/``_dn0``: ≥ the rounding error, also for subnormal
     results), the constants e^{−h}, 1 − e^{−h} carry (c + 1)U outward; so the upward tables are ≥ the exact
     sums of the stored masses, the downward ones ≤.  Returns (B, C), each of length n + 1.
     """
@@ -505,17 +520,17 @@ def hs_tables(m: np.ndarray, h: float, upward: bool):
     eh = math.exp(-h)
     f = -math.expm1(-h)
     if upward:
-        eh = _up(eh * (1.0 + r))
-        f = _up(f * (1.0 + r))
+        eh = _up0(eh * (1.0 + r))
+        f = _up0(f * (1.0 + r))
         for i in range(n - 1, -1, -1):
-            b[i] = _up(m[i] + _up(eh * b[i + 1]))
-            c[i] = _up(c[i + 1] + _up(f * b[i + 1]))
+            b[i] = _up0(m[i] + _up0(eh * b[i + 1]))
+            c[i] = _up0(c[i + 1] + _up0(f * b[i + 1]))
     else:
-        eh = _dn(eh * (1.0 - r))
-        f = _dn(f * (1.0 - r))
+        eh = _dn0(eh * (1.0 - r))
+        f = _dn0(f * (1.0 - r))
         for i in range(n - 1, -1, -1):
-            b[i] = _dn(m[i] + _dn(eh * b[i + 1]))
-            c[i] = _dn(c[i + 1] + _dn(f * b[i + 1]))
+            b[i] = _dn0(m[i] + _dn0(eh * b[i + 1]))
+            c[i] = _dn0(c[i + 1] + _dn0(f * b[i + 1]))
     return b, c
 
 
@@ -1048,9 +1063,9 @@ def _pow_dn(x: float, n: int) -> float:
 @njit(cache=True)
 def dead_threshold(count: int) -> float:
     """A τ ≤ 1 with τ^count ≤ DEAD, certified by upward powering (bisection on the exponent bits)."""
-    lo, hi = 0.0, 1.0
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
+    lo, hi = 2.0 ** -1074, 1.0
+    for _ in range(64):  # geometric bisection (τ = 2^(−600/count) is 2⁻³⁰⁰ for count = 2)
+        mid = math.sqrt(lo) * math.sqrt(hi)
         if _pow_up(mid, count) <= DEAD:
             lo = mid
         else:
