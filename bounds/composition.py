@@ -342,7 +342,13 @@ class Composition:
                 s1 = theta if q >= 1.0 else q * math.sqrt(math.expm1(min(theta * theta, 700.0)))
                 if s1 > 0:
                     h = min(h, max(s1 / 16.0, 2.0 ** -20))
-        return 2.0 ** math.floor(math.log2(min(h, 2.0 ** -6)))
+        h = 2.0 ** math.floor(math.log2(min(h, 2.0 ** -6)))
+        # the T^0.73 model may ask for more nodes than the limit: back off towards the √T model's spacing (the
+        # refinement then stops at the limit with a warning stating the width reached, as before issue 21)
+        h_sqrt = math.sqrt(self.tolerance / (WIDTH_CONSTANT * math.sqrt(self._grid_steps)))
+        while h < min(h_sqrt, 2.0 ** -6) and self._estimate_nodes(h) > MAX_NODES:
+            h *= 2
+        return h
 
     def _directions(self) -> tuple[int, ...]:
         C = _C()

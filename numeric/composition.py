@@ -1080,7 +1080,7 @@ def spectrum_power(spec: np.ndarray, e_a: float, count: int, tau: float):
 
     Ball arithmetic over binary powering: a product of balls (x₁, ρ₁)(x₂, ρ₂) ∋ X₁X₂ has centre fl(x₁x₂)
     and radius m₁ρ₂ + m₂ρ₁ + ρ₁ρ₂ + √2γ₂m₁m₂ + POW_ABS (Higham, Lemma 3.5, plus underflow), m_i ≥ |x_i|;
-    every bound operation is rounded up.  An entry with |Ã_j| + e_a ≤ tau (τ^count ≤ DEAD) is set to 0
+    every bound operation (on nonnegative values) is rounded up by ``_up0``.  An entry with |Ã_j| + e_a ≤ tau (τ^count ≤ DEAD) is set to 0
     with radius DEAD (|A_j|^count ≤ τ^count)."""
     n = spec.shape[0]
     z = np.zeros(n, dtype=np.complex128)
@@ -1089,8 +1089,8 @@ def spectrum_power(spec: np.ndarray, e_a: float, count: int, tau: float):
     for j in range(n):
         a = spec[j].real
         b = spec[j].imag
-        m0 = _up(math.sqrt(_up(_up(a * a) + _up(b * b))))
-        if _up(m0 + e_a) <= tau:
+        m0 = _up0(math.sqrt(_up0(_up0(a * a) + _up0(b * b))))
+        if _up0(m0 + e_a) <= tau:
             rad[j] = DEAD
             continue
         # result ball (1, 0, |1| = 1), base ball (a + ib, e_a, m0)
@@ -1101,17 +1101,17 @@ def spectrum_power(spec: np.ndarray, e_a: float, count: int, tau: float):
             if k & 1:
                 pr = xr * br - xi * bi
                 pi = xr * bi + xi * br
-                xrho = _up(_up(_up(_up(xm * brho) + _up(bm * xrho)) + _up(xrho * brho))
-                           + _up(_up(SQRT2_GAMMA2 * _up(xm * bm)) + POW_ABS))
-                xm = _up(_up(_up(xm * bm) * (1.0 + SQRT2_GAMMA2)) + POW_ABS)
+                xrho = _up0(_up0(_up0(_up0(xm * brho) + _up0(bm * xrho)) + _up0(xrho * brho))
+                           + _up0(_up0(SQRT2_GAMMA2 * _up0(xm * bm)) + POW_ABS))
+                xm = _up0(_up0(_up0(xm * bm) * (1.0 + SQRT2_GAMMA2)) + POW_ABS)
                 xr, xi = pr, pi
             k >>= 1
             if k:
                 sr = br * br - bi * bi
                 si = 2.0 * (br * bi)
-                brho = _up(_up(_up(2.0 * _up(bm * brho)) + _up(brho * brho))
-                           + _up(_up(SQRT2_GAMMA2 * _up(bm * bm)) + POW_ABS))
-                bm = _up(_up(_up(bm * bm) * (1.0 + SQRT2_GAMMA2)) + POW_ABS)
+                brho = _up0(_up0(_up0(2.0 * _up0(bm * brho)) + _up0(brho * brho))
+                           + _up0(_up0(SQRT2_GAMMA2 * _up0(bm * bm)) + POW_ABS))
+                bm = _up0(_up0(_up0(bm * bm) * (1.0 + SQRT2_GAMMA2)) + POW_ABS)
                 br, bi = sr, si
         z[j] = complex(xr, xi)
         rad[j] = xrho
