@@ -1080,8 +1080,8 @@ def spectrum_power(spec: np.ndarray, e_a: float, count: int, tau: float):
 
     Ball arithmetic over binary powering: a product of balls (x₁, ρ₁)(x₂, ρ₂) ∋ X₁X₂ has centre fl(x₁x₂)
     and radius m₁ρ₂ + m₂ρ₁ + ρ₁ρ₂ + √2γ₂m₁m₂ + POW_ABS (Higham, Lemma 3.5, plus underflow), m_i ≥ |x_i|;
-    every bound operation (on nonnegative values) is rounded up by ``_up0``.  An entry with |Ã_j| + e_a ≤ tau (τ^count ≤ DEAD) is set to 0
-    with radius DEAD (|A_j|^count ≤ τ^count)."""
+    every bound operation (on nonnegative values) is rounded up by ``_up0``.  An entry with
+    |Ã_j| + e_a ≤ tau (τ^count ≤ DEAD) is set to 0 with radius DEAD (|A_j|^count ≤ τ^count)."""
     n = spec.shape[0]
     z = np.zeros(n, dtype=np.complex128)
     rad = np.empty(n)
