@@ -5,6 +5,7 @@ convolution is an integer polynomial power (python-flint ``fmpz_poly``), compare
 rational arithmetic.  Each soundness ingredient is also switched off once (error bound, wrap bound) to show
 that the comparison catches it.
 """
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -13,6 +14,8 @@ import pytest
 flint = pytest.importorskip("flint")
 
 from bounds.composition import _C  # noqa: E402
+
+warnings.filterwarnings("ignore", message="compose: certified")
 
 C = _C()
 
@@ -169,3 +172,32 @@ def test_power_keeps_the_squaring_route():
         up = C.untilted(C.power(g, 5, True, lam=0.0, extended=False, direct=direct), True)
         lw = C.untilted(C.power(g, 5, False, lam=0.0, extended=False, direct=direct), False)
         assert (lw.m <= up.m[lw.k0 - up.k0: lw.k0 - up.k0 + len(lw.m)] + 1e-15).all()
+
+
+@pytest.mark.parametrize("steps", [100_000, 1_000_000])
+def test_long_gaussian_composition_by_spectrum_power_contains_theta_sqrt_t(steps):
+    # T plain Gaussian steps composed by the spectrum power (not merged): the exact answer is the Gaussian at
+    # θ√T (mpmath), at ε from the bulk to δ ≈ 1e-12, where the FFT/powering bound matters most
+    from proofs_checks.composition_checks import unmerged_gaussian
+    from proofs_checks.composition_references import gaussian_composed_delta
+
+    theta = 2.0 / steps ** 0.5
+    comp = unmerged_gaussian(theta, steps)
+    for eps in (0.5, 2.0, 6.0, 12.0, 16.0):
+        s = comp.delta(eps)
+        ref = gaussian_composed_delta(eps, theta, steps)
+        assert s.lower <= ref <= s.upper, (eps, s, ref)
+        if eps <= 12.0:  # δ ≥ 1e-7; at δ ≈ 3e-13 (ε = 16) the FFT bound dominates the width
+            assert s.upper - s.lower <= 1e-2 * ref
+
+
+def test_injected_zero_error_bound_is_caught_in_a_composition(monkeypatch):
+    # the same composition with Lemma 6's bound E multiplied by 0: at δ ≈ 3e-13 the sandwich misses the exact
+    # value (measured: lower 2.7734e-13 > exact 2.7694e-13 > upper 2.7727e-13)
+    from proofs_checks.composition_checks import unmerged_gaussian
+    from proofs_checks.composition_references import gaussian_composed_delta
+
+    monkeypatch.setattr(C, "half_spectrum_sum", lambda v, n: 0.0)
+    theta, steps = 2.0 / 100_000 ** 0.5, 100_000
+    s = unmerged_gaussian(theta, steps).delta(16.0)
+    assert not (s.lower <= gaussian_composed_delta(16.0, theta, steps) <= s.upper)
