@@ -5,7 +5,6 @@ convolution is an integer polynomial power (python-flint ``fmpz_poly``), compare
 rational arithmetic.  Each soundness ingredient is also switched off once (error bound, wrap bound) to show
 that the comparison catches it.
 """
-import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -15,7 +14,8 @@ flint = pytest.importorskip("flint")
 
 from bounds.composition import _C  # noqa: E402
 
-warnings.filterwarnings("ignore", message="compose: certified")
+# the refinement's width warnings at δ ≈ 1e-13 (the floor) are expected here
+pytestmark = pytest.mark.filterwarnings("ignore:compose. certified width")
 
 C = _C()
 
