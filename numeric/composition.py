@@ -699,6 +699,14 @@ def _fft_convolve(a: np.ndarray, b: np.ndarray, n_out: int, extended: bool):
     return c, fft_error_bound(a, b, nf), None
 
 
+def outward(x: np.ndarray, upward: bool) -> np.ndarray:
+    """Entrywise one ulp outward for x ≥ 0 (``_up0``/``_dn0`` on arrays: x(1 ± 2⁻⁵²) ± 2⁻¹⁰⁷⁴, clipped at 0):
+    ≥ (≤) the exact value of which x is the rounded-to-nearest result (proof note §6)."""
+    if upward:
+        return x * (1.0 + 2.0 ** -52) + TINY
+    return np.maximum(x * (1.0 - 2.0 ** -52) - TINY, 0.0)
+
+
 def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool, extended: bool = False) -> Grid:
     """a * b (same tilt λ) restricted to the window [lo, hi]: upper (mass below lo moved up to lo, above hi
     to +∞, FFT error added) or lower (below lo dropped, above hi moved down to hi, FFT error subtracted)."""
@@ -715,8 +723,9 @@ def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool, extended: bool = 
         c, err, rel = _fft_convolve(a.m, b.m, n_out, extended)
         if rel is not None:  # binary64 rounding of the extended result: entrywise U·|c̃|
             err = err + rel
-        # |c̃_k − c_k| ≤ err: c̃ + err ≥ c_k ≥ 0 (upper), max(c̃ − err, 0) ≤ c_k (lower)
-        c = np.maximum(c + err, 0.0) if upward else np.maximum(c - err, 0.0)
+        # |c̃_k − c_k| ≤ err: c̃ + err ≥ c_k ≥ 0 (upper), max(c̃ − err, 0) ≤ c_k (lower); the sum's own rounding
+        # (half an ulp, not covered by err where c̃ ≫ err) moved outward (issue 21)
+        c = outward(np.maximum(c + err, 0.0), True) if upward else outward(np.maximum(c - err, 0.0), False)
     if upward:
         total = a.total * b.total * (1 + 4 * U)
         m_inf = (a.m_inf * (b.total + b.m_inf) + b.m_inf * a.total) * (1 + 4 * U)
@@ -1234,7 +1243,9 @@ def _total_power(g: Grid, count: int, upward: bool) -> tuple[float, float]:
     """(finite mass, mass at +∞) of the count-fold self-convolution of g (finite mass F, atom A at +∞):
     F^count and (F + A)^count − F^count, bounded by count·A·(F + A)^{count−1} from above (mean value theorem)
     and by count·A·F^{count−1} from below."""
-    f, a = g.total, g.m_inf
+    # ``total`` may be a plain recursive sum of the n entries (Grid's default): within γ_n of the exact one
+    n = len(g.m) + 2
+    f, a = (g.total * (1.0 + 2.0 * n * U), g.m_inf) if upward else (g.total * (1.0 - 2.0 * n * U), g.m_inf)
     if upward:
         tot = _pow_up(f, count)
         if a <= 0.0:
@@ -1291,7 +1302,7 @@ def power_direct(g: Grid, count: int, upward: bool, width_sd: float = 12.0, lam:
     def guess(edge):
         return max(abs(edge - count * mean), 1.0) / var
     if upward:
-        out = np.maximum(out + err, 0.0)
+        out = outward(np.maximum(out + err, 0.0), True)  # the sum's rounding: one ulp up
         if lo > base:  # untilted mass at k ≤ lo − 1, moved up to lo and tilted there (e^{λ·lo} rounded up)
             below = chernoff_mass(g.m, g.k0, count, 0.0, lo - 1, False, guess(lo - 1))
             out[0] = _up(out[0] + _up(below * float(tilt_weights(lo, 1, lam, True)[0])))
@@ -1303,7 +1314,7 @@ def power_direct(g: Grid, count: int, upward: bool, width_sd: float = 12.0, lam:
             wrap = chernoff_mass(g.m, g.k0, count, lam, lo - 1, False, guess(lo - 1))
         if lo + n_fft - 1 < count * g.k1:
             wrap = _up(wrap + chernoff_mass(g.m, g.k0, count, lam, lo + n_fft, True, guess(lo + n_fft)))
-        out = np.maximum(out - _up(err + wrap), 0.0)
+        out = outward(np.maximum(out - _up(err + wrap), 0.0), False)
     if not (np.isfinite(out).all() and math.isfinite(m_inf)):
         raise FloatingPointError("power_direct: the spectrum power left the floating-point range")
     return Grid(out, lo, m_inf, lam, tot)
