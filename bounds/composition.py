@@ -142,15 +142,24 @@ def poisson_sampled(mechanism: Gaussian | Laplace | EpsDelta, rate: float) -> Po
 # composition (issue 12): certified sandwich of the composed privacy profile
 # ----------------------------------------------------------------------------------------------------
 
+_COMPOSITION = None
+
+
 def _C():
-    """numeric.composition, imported (and numba's cache configured) on first use."""
-    import numeric
+    """numeric.composition, imported (and numba's cache configured) on first use.
 
-    if not numeric._UFUNCS:
-        numeric._configure_cache()
-    from numeric import composition
+    Memoised (issue 21): it is called on every δ evaluation, and ``numeric._configure_cache`` hashes every
+    source file of ``numeric`` — ≈ 3 ms a call, most of a 1000-step ``epsilon``'s 0.5 s CPU (measured)."""
+    global _COMPOSITION
+    if _COMPOSITION is None:
+        import numeric
 
-    return composition
+        if not numeric._UFUNCS:
+            numeric._configure_cache()
+        from numeric import composition
+
+        _COMPOSITION = composition
+    return _COMPOSITION
 
 
 MAX_NODES = 1 << 23  # largest composed grid (64 MiB per vector; FFT work space stays well below 2 GiB)
@@ -158,6 +167,7 @@ MAX_STEPS = 10 ** 8
 MAX_REFINEMENTS = 3
 MAX_STEPS_WORK = 2e8  # dpsgd_max_steps: work limit in nodes × log₂ T units (≈ 30–50 CPU s measured)
 WIDTH_CONSTANT = 40.0  # model of the ε-width: ≈ WIDTH_CONSTANT·√T·h²·(1 + 1/θ-spread); refined by measuring
+WIDTH_GROWTH = 8.0  # ... and ≈ WIDTH_GROWTH·T^0.73·h² for long runs (issue 21, measured at q = 0.01, σ = 1)
 
 
 def _check_count(function: str, count: Any, name: str = "count") -> int:
@@ -296,6 +306,9 @@ class Composition:
         self.total_steps = total
         self._grid_steps = sum(self.steps.values())  # steps the grids compose (plain Gaussians merged)
         self._cache: dict[float, tuple] = {}
+        self._direction_cache: dict[tuple, tuple] = {}  # (direction, spacing) -> (upper, lower)
+        self._sharp: set[float] = set()
+        self._all_sharp = False
         self._h = self._initial_h()
         # optional callable(str) told which stage a long computation is in (the CLI's progress line)
         self.progress: Any = None
@@ -307,6 +320,10 @@ class Composition:
     # -- grid ---------------------------------------------------------------------------------------
     def _initial_h(self) -> float:
         width = WIDTH_CONSTANT * math.sqrt(self._grid_steps)
+        # issue 21: measured for q = 0.01, σ = 1 (10³…10⁵ steps) the width grows like 8·T^0.73·h², faster than
+        # √T; the finer of the two models is taken, so a long run builds the grid it needs first (a
+        # grid that misses the tolerance costs a third of the time at 10⁴ steps).  Sizing only.
+        width = max(width, WIDTH_GROWTH * self._grid_steps ** 0.73)
         h = math.sqrt(self.tolerance / width)
         # the grid must also resolve each step's own loss distribution (standard deviation s₁ ≈ q·√(e^{θ²} − 1)
         # for a subsampled Gaussian, θ for the plain one): h ≤ s₁/16 (measured: the greedy lower side needs
@@ -325,7 +342,13 @@ class Composition:
                 s1 = theta if q >= 1.0 else q * math.sqrt(math.expm1(min(theta * theta, 700.0)))
                 if s1 > 0:
                     h = min(h, max(s1 / 16.0, 2.0 ** -20))
-        return 2.0 ** math.floor(math.log2(min(h, 2.0 ** -6)))
+        h = 2.0 ** math.floor(math.log2(min(h, 2.0 ** -6)))
+        # the T^0.73 model may ask for more nodes than the limit: back off towards the √T model's spacing (the
+        # refinement then stops at the limit with a warning stating the width reached, as before issue 21)
+        h_sqrt = math.sqrt(self.tolerance / (WIDTH_CONSTANT * math.sqrt(self._grid_steps)))
+        while h < min(h_sqrt, 2.0 ** -6) and self._estimate_nodes(h) > MAX_NODES:
+            h *= 2
+        return h
 
     def _directions(self) -> tuple[int, ...]:
         C = _C()
@@ -354,9 +377,29 @@ class Composition:
             spread += count * sd * sd
         return int((3 * n + 24 * math.sqrt(spread)) / h) + 16
 
+    def _spacing(self, h: float, index: int) -> float:
+        """The grid spacing of direction ``index`` in the grids of spacing h.  The first direction (REMOVE)
+        uses h; the others (ADD) 4h until the refinement finds that their upper side sets the width
+        (``_sharpen``; issue 21: for Poisson-subsampled Gaussians the ADD direction's δ is usually far below
+        REMOVE's, and its grid cost as much).  Every spacing gives a certified sandwich (Lemmas 1–6), so the
+        maximum over directions stays certified whatever the spacings; only the width depends on them."""
+        if index == 0 or self._all_sharp or h in self._sharp:
+            return h
+        return min(4.0 * h, max(h, 2.0 ** -6))
+
+    def _sharpen(self, h: float) -> bool:
+        """Rebuild the coarse directions of the grids at spacing h at h itself; False if there were none."""
+        if len(self._directions()) == 1 or h in self._sharp or self._all_sharp:
+            return False
+        self._sharp.add(h)
+        self._all_sharp = True  # a direction that mattered once is built at full resolution from now on
+        self._cache.pop(h, None)
+        self._cache.pop(("tables", h), None)
+        return True
+
     def _grids(self, h: float):
-        """Per direction, the composed (upper, lower) grids (cached per h)."""
-        C = _C()
+        """Per direction, the composed (upper, lower, spacing) grids (cached per h; spacing per direction
+        from ``_spacing``)."""
         if h in self._cache:
             return self._cache[h]
         need = self._estimate_nodes(h)
@@ -367,63 +410,72 @@ class Composition:
         out = []
         directions = self._directions()
         for i, direction in enumerate(directions):
-            self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/{len(directions)}, "
-                         "one-step grids")
-            steps = []
-            for key, count in sorted(self.steps.items()):
-                if key[0] == "epsdelta":
-                    u, lw = C.eps_delta_step(key[1], key[2], h)
-                elif key[0] == "round":
-                    u, lw = key[2]._composition_grids(direction, h)
-                else:
-                    _, mech, theta, q, theta_lower = key
-                    # the lower grid from θ rounded down (σ or b kept exactly)
-                    u, lw = C.one_step(mech, direction, theta, q, h, theta_lower)
-                u = C.cut_left(u, C.LEFT_TAIL / self._grid_steps, True)
-                lw = C.cut_left(lw, C.LEFT_TAIL / self._grid_steps, False)
-                steps.append((u, lw, count))
-            # one tilt for the whole sequence (convolution needs equal tilts): the smallest phase choice
-            lam = min(C.choose_tilt(u, self._grid_steps, h) for u, _, _ in steps)
-            up = low = None
-            # the phases' running window (as within a phase, ``numeric.composition.window``): mean ± 12 sd
-            # of the composed loss, the top widened by the largest one-step range; before, the phases were
-            # joined on their full ranges, so the grid grew with the number of phases (issue 19: 100
-            # distinct steps took > 250 s).  A heuristic: mass outside is moved up/dropped (proof note §5).
-            acc_mean = acc_var = 0.0
-            reach_hi = max(g.k1 - C.moments(g)[0] for g, _, _ in steps)
-            reach_lo = max(C.moments(g)[0] - g.k0 for g, _, _ in steps)
-            for j, (u, lw, count) in enumerate(steps):
-                mean, sd = C.moments(u)
-                acc_mean += count * mean
-                acc_var += count * sd * sd
-                self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/"
-                             f"{len(directions)}, phase {j + 1}/{len(steps)}: {count} steps by FFT")
-                ext = self._grid_steps >= C.EXTENDED_FROM
-                pu = C.power(u, count, True, lam=lam, extended=ext)
-                pl = C.power(lw, count, False, lam=lam, extended=ext)
-                if up is None:
-                    up, low = pu, pl
-                else:
-                    spread = 12.0 * math.sqrt(acc_var)
-                    w_lo = math.floor(acc_mean - spread) - 8 - (math.ceil(reach_lo) if lam == 0.0 else 0)
-                    w_hi = math.ceil(acc_mean + spread + reach_hi)
-                    up = C.convolve(up, pu, max(up.k0 + pu.k0 - 8, w_lo), min(up.k1 + pu.k1, w_hi), True, ext)
-                    low = C.convolve(low, pl, max(low.k0 + pl.k0 - 8, w_lo), min(low.k1 + pl.k1, w_hi), False, ext)
-            up, low = C.untilted(up, True), C.untilted(low, False)
-            # a last guard (issue 19: 100 phases joined on their full ranges gave tilt weights e^{λk} = inf and
-            # an all-NaN lower grid): a non-finite lower mass is dropped (H only falls: still a lower bound);
-            # a non-finite upper mass has no sound replacement but +∞, so it is refused
-            if not (np.isfinite(up.m).all() and math.isfinite(up.m_inf)):
-                raise ValueError(f"compose: the composed grid left the floating-point range at spacing {h!r} "
-                                 f"({self._grid_steps} steps); a larger tolerance or fewer distinct phases may help")
-            bad = ~np.isfinite(low.m)
-            if bad.any():
-                m = low.m.copy()
-                m[bad] = 0.0
-                low = C.Grid(m, low.k0, low.m_inf if math.isfinite(low.m_inf) else 0.0, 0.0, low.total)
-            out.append((up, low))
+            hd = self._spacing(h, i)
+            if (direction, hd) not in self._direction_cache:
+                self._direction_cache[(direction, hd)] = self._direction_grids(direction, hd, i, len(directions))
+            out.append(self._direction_cache[(direction, hd)] + (hd,))
         self._cache[h] = (h, out)
         return self._cache[h]
+
+    def _direction_grids(self, direction: int, h: float, i: int, n_directions: int):
+        """The composed (upper, lower) grids of one direction at spacing h."""
+        C = _C()
+        need = self._estimate_nodes(h)
+        self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/{n_directions}, "
+                     "one-step grids")
+        steps = []
+        for key, count in sorted(self.steps.items()):
+            if key[0] == "epsdelta":
+                u, lw = C.eps_delta_step(key[1], key[2], h)
+            elif key[0] == "round":
+                u, lw = key[2]._composition_grids(direction, h)
+            else:
+                _, mech, theta, q, theta_lower = key
+                # the lower grid from θ rounded down (σ or b kept exactly)
+                u, lw = C.one_step(mech, direction, theta, q, h, theta_lower)
+            u = C.cut_left(u, C.LEFT_TAIL / self._grid_steps, True)
+            lw = C.cut_left(lw, C.LEFT_TAIL / self._grid_steps, False)
+            steps.append((u, lw, count))
+        # one tilt for the whole sequence (convolution needs equal tilts): the smallest phase choice
+        lam = min(C.choose_tilt(u, self._grid_steps, h) for u, _, _ in steps)
+        up = low = None
+        # the phases' running window (as within a phase, ``numeric.composition.window``): mean ± 12 sd
+        # of the composed loss, the top widened by the largest one-step range; before, the phases were
+        # joined on their full ranges, so the grid grew with the number of phases (issue 19: 100
+        # distinct steps took > 250 s).  A heuristic: mass outside is moved up/dropped (proof note §5).
+        acc_mean = acc_var = 0.0
+        reach_hi = max(g.k1 - C.moments(g)[0] for g, _, _ in steps)
+        reach_lo = max(C.moments(g)[0] - g.k0 for g, _, _ in steps)
+        for j, (u, lw, count) in enumerate(steps):
+            mean, sd = C.moments(u)
+            acc_mean += count * mean
+            acc_var += count * sd * sd
+            self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/"
+                         f"{n_directions}, phase {j + 1}/{len(steps)}: {count} steps by FFT")
+            ext = self._grid_steps >= C.EXTENDED_FROM
+            pu = C.power(u, count, True, lam=lam, extended=ext)
+            pl = C.power(lw, count, False, lam=lam, extended=ext)
+            if up is None:
+                up, low = pu, pl
+            else:
+                spread = 12.0 * math.sqrt(acc_var)
+                w_lo = math.floor(acc_mean - spread) - 8 - (math.ceil(reach_lo) if lam == 0.0 else 0)
+                w_hi = math.ceil(acc_mean + spread + reach_hi)
+                up = C.convolve(up, pu, max(up.k0 + pu.k0 - 8, w_lo), min(up.k1 + pu.k1, w_hi), True, ext)
+                low = C.convolve(low, pl, max(low.k0 + pl.k0 - 8, w_lo), min(low.k1 + pl.k1, w_hi), False, ext)
+        up, low = C.untilted(up, True), C.untilted(low, False)
+        # a last guard (issue 19: 100 phases joined on their full ranges gave tilt weights e^{λk} = inf and
+        # an all-NaN lower grid): a non-finite lower mass is dropped (H only falls: still a lower bound);
+        # a non-finite upper mass has no sound replacement but +∞, so it is refused
+        if not (np.isfinite(up.m).all() and math.isfinite(up.m_inf)):
+            raise ValueError(f"compose: the composed grid left the floating-point range at spacing {h!r} "
+                             f"({self._grid_steps} steps); a larger tolerance or fewer distinct phases may help")
+        bad = ~np.isfinite(low.m)
+        if bad.any():
+            m = low.m.copy()
+            m[bad] = 0.0
+            low = C.Grid(m, low.k0, low.m_inf if math.isfinite(low.m_inf) else 0.0, 0.0, low.total)
+        return up, low
 
     def _tables(self, h: float):
         """Per direction, the (upper, lower) hockey-stick tables of the composed grids (cached per h)."""
@@ -431,8 +483,8 @@ class Composition:
         key = ("tables", h)
         if key not in self._cache:
             _, grids = self._grids(h)
-            self._cache[key] = [((C.hs_tables(g_u.m, h, True), g_u), (C.hs_tables(g_l.m, h, False), g_l))
-                                for g_u, g_l in grids]
+            self._cache[key] = [((C.hs_tables(g_u.m, hd, True), g_u), (C.hs_tables(g_l.m, hd, False), g_l), hd)
+                                for g_u, g_l, hd in grids]
         return self._cache[key]
 
     def _delta_many(self, h: float, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -440,9 +492,9 @@ class Composition:
         C = _C()
         e = np.ascontiguousarray(eps, dtype=np.float64).ravel()
         lo = hi = None
-        for ((bu, cu), gu), ((bl, cl), gl) in self._tables(h):
-            u = C.hs_eval(bu, cu, gu.k0, h, gu.m_inf, e, True)
-            lw = C.hs_eval(bl, cl, gl.k0, h, gl.m_inf, e, False)
+        for ((bu, cu), gu), ((bl, cl), gl), hd in self._tables(h):
+            u = C.hs_eval(bu, cu, gu.k0, hd, gu.m_inf, e, True)
+            lw = C.hs_eval(bl, cl, gl.k0, hd, gl.m_inf, e, False)
             lo = lw if lo is None else np.maximum(lo, lw)
             hi = u if hi is None else np.maximum(hi, u)
         # δ(−∞) = H_0(P‖Q) = P(everything) = 1 exactly, for every pair
@@ -464,9 +516,10 @@ class Composition:
             if memo is None:
                 a, b = self._delta_many(h, eps)
             else:  # one query array, several refinement levels: each grid evaluated once
-                if h not in memo:
-                    memo[h] = self._delta_many(h, eps)
-                a, b = memo[h]
+                key = (h, h in self._sharp)
+                if key not in memo:
+                    memo[key] = self._delta_many(h, eps)
+                a, b = memo[key]
             lo = a if lo is None else np.maximum(lo, a)
             hi = b if hi is None else np.minimum(hi, b)
         return lo, hi
@@ -477,7 +530,7 @@ class Composition:
     def _floor(self, h: float) -> float:
         """δ_upper at the top of the grid: the smallest δ this grid certifies."""
         _, grids = self._grids(h)
-        top = max(g.k1 for g, _ in grids) * h + h
+        top = max(g.k1 * hd + hd for g, _, hd in grids)
         return self._delta_at(h, top)[1]
 
     def _epsilon_many(self, h: float, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -489,7 +542,7 @@ class Composition:
         (so the exact ε(δ) > ε); upper = inf where even the top of the grid is not verified.
         """
         _, grids = self._grids(h)
-        top = max(g.k1 for g, _ in grids) * h + h
+        top = max(g.k1 * hd + hd for g, _, hd in grids)
         d = np.asarray(delta, dtype=np.float64).ravel()
         n = d.shape[0]
         zero, topv = np.zeros(n), np.full(n, top)
@@ -531,9 +584,10 @@ class Composition:
             if memo is None:
                 a, b = self._epsilon_many(h, delta)
             else:
-                if h not in memo:
-                    memo[h] = self._epsilon_many(h, delta)
-                a, b = memo[h]
+                key = (h, h in self._sharp)
+                if key not in memo:
+                    memo[key] = self._epsilon_many(h, delta)
+                a, b = memo[key]
             lo = a if lo is None else np.maximum(lo, a)
             hi = b if hi is None else np.minimum(hi, b)
         return lo, hi
@@ -552,6 +606,8 @@ class Composition:
         prev = math.inf
         for _ in range(MAX_REFINEMENTS + 1):
             w = width_of(h)
+            if w > self.tolerance and self._sharpen(h):
+                w = width_of(h)  # the coarse directions at h itself before h is halved
             if w <= self.tolerance:
                 self._h = h
                 return h
@@ -563,6 +619,10 @@ class Composition:
                 reason = f"refinement limit reached: {MAX_NODES} nodes"
                 break
             h /= 2
+            # the width falls like h²: from more than 3.5 times the tolerance one halving cannot reach it, so
+            # two are made at once (issue 21: each grid built on the way costs half of the next one)
+            if w > 3.5 * self.tolerance and self._estimate_nodes(h / 2) <= MAX_NODES and h >= 2.0 ** -29:
+                h /= 2
         else:
             h *= 2
             reason = f"refinement limit reached: {MAX_REFINEMENTS} halvings"

@@ -484,6 +484,21 @@ def _dn(x: float) -> float:
 
 
 @njit(cache=True)
+def _up0(x: float) -> float:
+    """≥ x + one ulp for x ≥ 0 (so ≥ the exact value x was rounded to nearest from, in every regime), without
+    a libm call: for normal x, x·2⁻⁵² ≥ ulp(x), so fl(x(1 + 2⁻⁵²)) ≥ x + ulp(x) (x + ulp(x) is a double and
+    rounding to nearest cannot fall below it); the added 2⁻¹⁰⁷⁴ covers subnormal x (an exact addition).
+    inf stays inf.  Issue 21: ``nextafter`` was a third of ``hs_tables``."""
+    return x * (1.0 + 2.0 ** -52) + TINY
+
+
+@njit(cache=True)
+def _dn0(x: float) -> float:
+    """≤ x − one ulp for x ≥ 0, clipped at 0 (the mirror of ``_up0``: fl(x(1 − 2⁻⁵²)) ≤ x − ulp(x))."""
+    return max(x * (1.0 - 2.0 ** -52) - TINY, 0.0)
+
+
+@njit(cache=True)
 def hs_tables(m: np.ndarray, h: float, upward: bool):
     """Suffix tables for the hockey stick of a grid measure, with directed rounding (proof note, §6).
 
@@ -494,7 +509,7 @@ def hs_tables(m: np.ndarray, h: float, upward: bool):
 
     and for ε in [ε_{i−1}, ε_i) (ε_i = (k0 + i)h the first node above ε, z = ε − ε_i < 0)
     δ(ε) = Σ_{j ≥ i} m_j(1 − e^{z − (j − i)h}) = C_i + (−expm1(z))·B_i.  Every operation is rounded to
-    nearest and then moved one ulp outward (``nextafter``: ≥ the rounding error, also for subnormal
+    nearest and then moved one ulp outward (``_up0``/``_dn0``: ≥ the rounding error, also for subnormal
     results), the constants e^{−h}, 1 − e^{−h} carry (c + 1)U outward; so the upward tables are ≥ the exact
     sums of the stored masses, the downward ones ≤.  Returns (B, C), each of length n + 1.
     """
@@ -505,17 +520,17 @@ def hs_tables(m: np.ndarray, h: float, upward: bool):
     eh = math.exp(-h)
     f = -math.expm1(-h)
     if upward:
-        eh = _up(eh * (1.0 + r))
-        f = _up(f * (1.0 + r))
+        eh = _up0(eh * (1.0 + r))
+        f = _up0(f * (1.0 + r))
         for i in range(n - 1, -1, -1):
-            b[i] = _up(m[i] + _up(eh * b[i + 1]))
-            c[i] = _up(c[i + 1] + _up(f * b[i + 1]))
+            b[i] = _up0(m[i] + _up0(eh * b[i + 1]))
+            c[i] = _up0(c[i + 1] + _up0(f * b[i + 1]))
     else:
-        eh = _dn(eh * (1.0 - r))
-        f = _dn(f * (1.0 - r))
+        eh = _dn0(eh * (1.0 - r))
+        f = _dn0(f * (1.0 - r))
         for i in range(n - 1, -1, -1):
-            b[i] = _dn(m[i] + _dn(eh * b[i + 1]))
-            c[i] = _dn(c[i + 1] + _dn(f * b[i + 1]))
+            b[i] = _dn0(m[i] + _dn0(eh * b[i + 1]))
+            c[i] = _dn0(c[i + 1] + _dn0(f * b[i + 1]))
     return b, c
 
 
@@ -684,6 +699,14 @@ def _fft_convolve(a: np.ndarray, b: np.ndarray, n_out: int, extended: bool):
     return c, fft_error_bound(a, b, nf), None
 
 
+def outward(x: np.ndarray, upward: bool) -> np.ndarray:
+    """Entrywise one ulp outward for x ≥ 0 (``_up0``/``_dn0`` on arrays: x(1 ± 2⁻⁵²) ± 2⁻¹⁰⁷⁴, clipped at 0):
+    ≥ (≤) the exact value of which x is the rounded-to-nearest result (proof note §6)."""
+    if upward:
+        return x * (1.0 + 2.0 ** -52) + TINY
+    return np.maximum(x * (1.0 - 2.0 ** -52) - TINY, 0.0)
+
+
 def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool, extended: bool = False) -> Grid:
     """a * b (same tilt λ) restricted to the window [lo, hi]: upper (mass below lo moved up to lo, above hi
     to +∞, FFT error added) or lower (below lo dropped, above hi moved down to hi, FFT error subtracted)."""
@@ -700,8 +723,9 @@ def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool, extended: bool = 
         c, err, rel = _fft_convolve(a.m, b.m, n_out, extended)
         if rel is not None:  # binary64 rounding of the extended result: entrywise U·|c̃|
             err = err + rel
-        # |c̃_k − c_k| ≤ err: c̃ + err ≥ c_k ≥ 0 (upper), max(c̃ − err, 0) ≤ c_k (lower)
-        c = np.maximum(c + err, 0.0) if upward else np.maximum(c - err, 0.0)
+        # |c̃_k − c_k| ≤ err: c̃ + err ≥ c_k ≥ 0 (upper), max(c̃ − err, 0) ≤ c_k (lower); the sum's own rounding
+        # (half an ulp, not covered by err where c̃ ≫ err) moved outward (issue 21)
+        c = outward(np.maximum(c + err, 0.0), True) if upward else outward(np.maximum(c - err, 0.0), False)
     if upward:
         total = a.total * b.total * (1 + 4 * U)
         m_inf = (a.m_inf * (b.total + b.m_inf) + b.m_inf * a.total) * (1 + 4 * U)
@@ -855,12 +879,30 @@ def choose_tilt(g: Grid, count: int, h: float) -> float:
 
 
 def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=None, lam: float = -1.0,
-          extended: bool | None = None) -> Grid:
-    """The count-fold self-convolution by squaring (tilted), every intermediate clipped to its window.
-    Returns a tilted grid (``untilted`` to read it)."""
-    mean, std = moments(g)
+          extended: bool | None = None, direct: bool | None = None) -> Grid:
+    """The count-fold self-convolution (tilted by ``lam``), clipped to its window.  Returns a tilted grid
+    (``untilted`` to read it).
+
+    From ``DIRECT_FROM`` steps on (or with ``direct=True``) by one spectrum power (``power_direct``, proof
+    note Lemma 6: two binary64 FFTs in all; issue 21); otherwise, or where the powered spectrum leaves the
+    floating-point range, by squaring with a window per level (Lemma 5; ``extended``: the FFTs in long double)."""
     if lam < 0:
         lam = 0.0
+    if direct is None:
+        direct = count >= DIRECT_FROM
+    if direct:
+        try:
+            return power_direct(g, count, upward, width_sd, lam, progress)
+        except FloatingPointError:
+            pass
+    return power_by_squaring(g, count, upward, width_sd, progress, lam, extended)
+
+
+def power_by_squaring(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=None,
+                      lam: float = 0.0, extended: bool | None = None) -> Grid:
+    """The count-fold self-convolution by squaring (tilted), every intermediate clipped to its window
+    (proof note, Lemma 5).  Returns a tilted grid."""
+    mean, std = moments(g)
     if extended is None:
         extended = count >= EXTENDED_FROM
     g = tilted(g, lam, upward)
@@ -975,3 +1017,304 @@ def eps_delta_step(eps0: float, delta0: float, h: float) -> tuple[Grid, Grid]:
         up[k - k_lo] += max(ma, 0.0) * (1 + 8 * ERFC_ULPS * U)
         up[k + 1 - k_lo] += max(mb, 0.0) * (1 + 8 * ERFC_ULPS * U)
     return _trim(Grid(up, k_lo, delta0)), _trim(Grid(lo, k_lo, delta0))
+
+
+# ----------------------------------------------------------------------------------------------------
+# self-composition by one spectrum power (issue 21; proof note, Lemma 6)
+# ----------------------------------------------------------------------------------------------------
+
+SQRT2_GAMMA2 = math.sqrt(2.0) * 2.0 * U / (1.0 - 2.0 * U)  # complex product: |fl(xy) − xy| ≤ √2γ₂|x||y|
+POW_ABS = 2.0 ** -1070  # absolute slack per ball product (four underflowing real products, ≤ 2⁻¹⁰⁷⁵ each)
+DEAD = 2.0 ** -600  # spectrum entries whose count-th power is certified below this are set to 0
+DIRECT_FROM = 2  # counts from which ``power`` raises the spectrum directly (Lemma 6)
+
+
+def fft_entry_error(n_fft: int, unit: float = U) -> float:
+    """φ with |fl(DFT x)_j − (DFT x)_j| ≤ φ·‖x‖₁ for every j (componentwise form of Higham's analysis: the
+    computed radix-2 transform is (A_L + ΔA_L)…(A_1 + ΔA_1)x with |ΔA_k| ≤ η|A_k| and |A_L|…|A_1| the all-ones
+    matrix, so the error is ≤ ((1 + η)^L − 1)·‖x‖₁ ≤ Lη/(1 − Lη)·‖x‖₁; ``FFT_SAFETY`` on φ as in
+    ``fft_error_bound``, proof note Lemma 6)."""
+    lg = math.log2(n_fft)
+    mu = TWIDDLE_ULPS * unit
+    g4 = 4 * unit / (1 - 4 * unit)
+    eta = mu + g4 * (math.sqrt(2.0) + mu)
+    return FFT_SAFETY * lg * eta / (1 - FFT_SAFETY * lg * eta) * (1 + 1e-6)
+
+
+@njit(cache=True)
+def _pow_up(x: float, n: int) -> float:
+    """x**n for x ≥ 0, rounded up (every product rounded to nearest, then one ulp up: ≥ the exact product in
+    every regime, subnormal included)."""
+    r = 1.0
+    b = x
+    while n > 0:
+        if n & 1:
+            r = _up(r * b)
+        n >>= 1
+        if n:
+            b = _up(b * b)
+    return r
+
+
+@njit(cache=True)
+def _pow_dn(x: float, n: int) -> float:
+    r = 1.0
+    b = x
+    while n > 0:
+        if n & 1:
+            r = _dn(r * b)
+        n >>= 1
+        if n:
+            b = _dn(b * b)
+    return r
+
+
+@njit(cache=True)
+def dead_threshold(count: int) -> float:
+    """A τ ≤ 1 with τ^count ≤ DEAD, certified by upward powering (bisection on the exponent bits)."""
+    lo, hi = 2.0 ** -1074, 1.0
+    for _ in range(64):  # geometric bisection (τ = 2^(−600/count) is 2⁻³⁰⁰ for count = 2)
+        mid = math.sqrt(lo) * math.sqrt(hi)
+        if _pow_up(mid, count) <= DEAD:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def spectrum_power(spec: np.ndarray, e_a: float, count: int, tau: float):
+    """(Z̃, r, m): Z̃_j ≈ Ã_j^count with |Z̃_j − A_j^count| ≤ r_j and |Z̃_j| ≤ m_j, where
+    Ã = ``spec`` is the computed spectrum and |Ã_j − A_j| ≤ e_a for the exact one A (proof note, Lemma 6).
+
+    Ball arithmetic over binary powering: a product of balls (x₁, ρ₁)(x₂, ρ₂) ∋ X₁X₂ has centre fl(x₁x₂)
+    and radius m₁ρ₂ + m₂ρ₁ + ρ₁ρ₂ + √2γ₂m₁m₂ + POW_ABS (Higham, Lemma 3.5, plus underflow), m_i ≥ |x_i|;
+    every bound operation (on nonnegative values) is rounded up by ``_up0``.  An entry with
+    |Ã_j| + e_a ≤ tau (τ^count ≤ DEAD) is set to 0 with radius DEAD (|A_j|^count ≤ τ^count)."""
+    n = spec.shape[0]
+    z = np.zeros(n, dtype=np.complex128)
+    rad = np.empty(n)
+    mag = np.zeros(n)
+    for j in range(n):
+        a = spec[j].real
+        b = spec[j].imag
+        m0 = _up0(math.sqrt(_up0(_up0(a * a) + _up0(b * b))))
+        if _up0(m0 + e_a) <= tau:
+            rad[j] = DEAD
+            continue
+        # result ball (1, 0, |1| = 1), base ball (a + ib, e_a, m0)
+        xr, xi, xrho, xm = 1.0, 0.0, 0.0, 1.0
+        br, bi, brho, bm = a, b, e_a, m0
+        k = count
+        while k > 0:
+            if k & 1:
+                pr = xr * br - xi * bi
+                pi = xr * bi + xi * br
+                xrho = _up0(_up0(_up0(_up0(xm * brho) + _up0(bm * xrho)) + _up0(xrho * brho))
+                           + _up0(_up0(SQRT2_GAMMA2 * _up0(xm * bm)) + POW_ABS))
+                xm = _up0(_up0(_up0(xm * bm) * (1.0 + SQRT2_GAMMA2)) + POW_ABS)
+                xr, xi = pr, pi
+            k >>= 1
+            if k:
+                sr = br * br - bi * bi
+                si = 2.0 * (br * bi)
+                brho = _up0(_up0(_up0(2.0 * _up0(bm * brho)) + _up0(brho * brho))
+                           + _up0(_up0(SQRT2_GAMMA2 * _up0(bm * bm)) + POW_ABS))
+                bm = _up0(_up0(_up0(bm * bm) * (1.0 + SQRT2_GAMMA2)) + POW_ABS)
+                br, bi = sr, si
+        z[j] = complex(xr, xi)
+        rad[j] = xrho
+        mag[j] = xm
+    return z, rad, mag
+
+
+@njit(cache=True)
+def half_spectrum_sum(v: np.ndarray, n_fft: int) -> float:
+    """(v_0 + 2Σ_{0<j<N/2} v_j + v_{N/2})/N rounded up: the full-spectrum sum of a Hermitian half spectrum,
+    divided by N.  Nonnegative terms (doubling exact): the recursive sum is ≤ (1 + γ_n) too small at most
+    (Higham, eq. 4.4; additions of doubles never underflow), so it is enlarged by (1 + 2nU); the division
+    by the power of two N is exact unless subnormal (one ulp up)."""
+    s = 0.0
+    last = v.shape[0] - 1
+    for j in range(v.shape[0]):
+        s += v[j] if (j == 0 or j == last) else 2.0 * v[j]
+    s = _up(s * (1.0 + 2.0 * (v.shape[0] + 2) * U))
+    return _up(s / n_fft)
+
+
+@njit(cache=True)
+def log_mgf_up(m: np.ndarray, k0: int, s: float) -> float:
+    """An upper bound on ln Σ_i m_i e^{s(k0 + i)} (m ≥ 0, s per node), or −inf for m = 0.
+
+    Shifted by z₀ = fl(s·k_end), k_end the end of the vector where s·k is largest, so every weight e^{s k − z₀}
+    is ≤ e^{2U|z₀|} (z₀'s rounding); the weights are formed by the recurrence w ← fl(w·r), r = fl(e^{−|s|}),
+    walking away from that end (one exp per call instead of one per entry).  Relative error of the i-th
+    weight: r carries c ulps, each product U, so ≤ (i(c + 1) + 1)·U·1.01 ≤ n(c + 2)U; products that
+    underflow add ≤ 2⁻¹⁰⁷⁵ each, after which the weights only shrink: ≤ n·2⁻¹⁰⁷⁵ per weight, n²·2⁻¹⁰⁷⁴ in
+    all (added).  The n-term sum adds (1 + nU), the logarithm c ulps of its magnitude, z₀'s rounding
+    2U|z₀| and the final sum U of the magnitudes: each charged outward, with a factor 2 to spare."""
+    n = m.shape[0]
+    if n == 0:
+        return -np.inf
+    r = math.exp(-abs(s))
+    tot = 0.0
+    w = 1.0
+    any_pos = False
+    if s >= 0.0:
+        z0 = s * (k0 + n - 1)
+        for i in range(n - 1, -1, -1):
+            if m[i] > 0.0:
+                tot += m[i] * w
+                any_pos = True
+            w *= r
+    else:
+        z0 = s * k0
+        for i in range(n):
+            if m[i] > 0.0:
+                tot += m[i] * w
+                any_pos = True
+            w *= r
+    if not any_pos:
+        return -np.inf
+    tot += float(n) * float(n) * TINY
+    rel = 2.0 * (n * (ERFC_ULPS + 3.0) + 4.0) * U
+    lt = math.log(tot) + 2.0 * rel  # ln(tot·(1 + rel)) ≤ ln tot + rel; the 2 spares the log's own error
+    lt = lt + (ERFC_ULPS + 2.0) * U * abs(lt)
+    v = lt + z0 + 2.0 * U * abs(z0)
+    return v + 4.0 * U * (abs(lt) + abs(z0))
+
+
+@njit(cache=True)
+def _chernoff_log(m: np.ndarray, k0: int, count: int, lam: float, nu: float, edge: int, above: bool) -> float:
+    """ln of count·ln M(λ ± ν) ∓ ν·edge rounded up (M the MGF of m in node units): a bound on
+    ln Σ_{k ≥ edge} c_k e^{λk} (above) or ln Σ_{k ≤ edge} c_k e^{λk}, c = m^{*count} (Markov)."""
+    s = lam + nu if above else lam - nu
+    lm = log_mgf_up(m, k0, s)
+    if lm == -np.inf:
+        return -np.inf
+    t1 = count * lm
+    t1 += U * abs(t1)
+    t2 = -nu * edge if above else nu * edge
+    t2 += U * abs(t2)
+    v = t1 + t2
+    return v + U * abs(v)
+
+
+@njit(cache=True)
+def chernoff_mass(m: np.ndarray, k0: int, count: int, lam: float, edge: int, above: bool,
+                  scale: float) -> float:
+    """An upper bound on Σ_{k ≥ edge} c_k e^{λk} (above) or Σ_{k ≤ edge} c_k e^{λk} for c = m^{*count},
+    the minimum of the Chernoff bound count·ln M(λ ± ν) ∓ ν·edge over ν > 0 (any ν gives a bound; the search
+    — a scan over ν = scale·2^j around the caller's guess ``scale``, then golden sections — only affects
+    the value).  Rounded up: exp's c ulps and the argument's rounding (U of its magnitude) are charged."""
+    best = _chernoff_log(m, k0, count, lam, 0.0, edge, above)  # ν = 0: the whole (tilted) mass
+    bnu = 0.0
+    for j in range(-24, 5):  # heavy right tails put the optimum far below the Gaussian guess
+        nu = scale * 4.0 ** j
+        v = _chernoff_log(m, k0, count, lam, nu, edge, above)
+        if v < best:
+            best, bnu = v, nu
+    if best == -np.inf:
+        return 0.0
+    if bnu > 0.0:
+        a, b = 0.25 * bnu, 4.0 * bnu
+        g = 0.6180339887498949
+        for _ in range(12):
+            c1 = b - g * (b - a)
+            c2 = a + g * (b - a)
+            v1 = _chernoff_log(m, k0, count, lam, c1, edge, above)
+            v2 = _chernoff_log(m, k0, count, lam, c2, edge, above)
+            if v1 < best:
+                best = v1
+            if v2 < best:
+                best = v2
+            if v1 < v2:
+                b = c2
+            else:
+                a = c1
+    if best < -745.0:
+        return 2.0 ** -1074
+    if best > 709.0:
+        return np.inf
+    return _up(math.exp(best + U * abs(best)) * (1.0 + (ERFC_ULPS + 1.0) * U))
+
+
+def _total_power(g: Grid, count: int, upward: bool) -> tuple[float, float]:
+    """(finite mass, mass at +∞) of the count-fold self-convolution of g (finite mass F, atom A at +∞):
+    F^count and (F + A)^count − F^count, bounded by count·A·(F + A)^{count−1} from above (mean value theorem)
+    and by count·A·F^{count−1} from below."""
+    # ``total`` may be a plain recursive sum of the n entries (Grid's default): within γ_n of the exact one
+    n = len(g.m) + 2
+    f, a = (g.total * (1.0 + 2.0 * n * U), g.m_inf) if upward else (g.total * (1.0 - 2.0 * n * U), g.m_inf)
+    if upward:
+        tot = _pow_up(f, count)
+        if a <= 0.0:
+            return tot, 0.0
+        inf1 = _up(_up(count * a) * _pow_up(_up(f + a), count - 1))
+        inf2 = _up(_pow_up(_up(f + a), count) - _pow_dn(f, count))
+        return tot, min(inf1, _up(inf2), 1.0)
+    tot = _pow_dn(f, count)
+    if a <= 0.0:
+        return tot, 0.0
+    return tot, _dn(_dn(count * a) * _pow_dn(f, count - 1))
+
+
+def power_direct(g: Grid, count: int, upward: bool, width_sd: float = 12.0, lam: float = 0.0,
+                 progress=None) -> Grid:
+    """The count-fold self-convolution of g as one spectrum power (proof note, Lemma 6): the tilted one-step
+    vector a is transformed once (FFT length N ≥ the window), its spectrum raised to the count-th power entry
+    by entry in ball arithmetic, and transformed back; the result is the *circular* convolution, whose entry
+    k is c_k plus the (nonnegative) tilted mass of the nodes ≡ k mod N.
+
+    Upper: c̃ + E (E the FFT and powering error of every entry; the wrapped mass is nonnegative), the untilted
+    mass below the window by a Chernoff bound moved up to its first node, above the circle's last node
+    to +∞.  Lower: max(c̃ − E − W, 0), W a Chernoff bound on the tilted mass outside the circle (which wraps
+    onto it); the mass outside the window is dropped.  Returns a tilted grid like ``power``."""
+    if count == 1:
+        return tilted(g, lam, upward)
+    mean, std = moments(g)
+    lo, hi = window(count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
+    n_fft = _fft_size(max(hi - lo + 1, len(g.m)))
+    gt = tilted(g, lam, upward)
+    a = gt.m
+    spec = np.fft.rfft(a, n_fft)
+    if progress is not None:
+        progress()
+    phi = fft_entry_error(n_fft)
+    a1, _ = _norms(a)
+    e_a = _up(phi * a1)
+    z, rad, mag = spectrum_power(spec, e_a, int(count), dead_threshold(int(count)))
+    c = np.fft.irfft(z, n_fft)
+    if progress is not None:
+        progress()
+    # |irfft(Z̃) − irfft(A^count)| ≤ Σ_full r_j/N; the inverse's own rounding ≤ φ·Σ_full |Z̃_j|/N
+    err = _up(half_spectrum_sum(rad, n_fft) + _up(phi * half_spectrum_sum(mag, n_fft)))
+    err = _up(err * (1.0 + 4.0 * U)) + 2.0 ** -1070
+    base = count * g.k0  # the circular index of node k is (k − base) mod N
+    lo = max(lo, base)
+    top = min(lo + n_fft - 1, count * g.k1)
+    start = (lo - base) % n_fft  # the circle read from node lo on
+    out = np.concatenate((c[start:], c[:start]))[: top - lo + 1]
+    tot, m_inf = _total_power(g, count, upward)
+    # the saddle point of a Gaussian approximation, ν ≈ distance/(count·variance) (guides the search only)
+    var = max(count * std * std, 1.0)
+
+    def guess(edge):
+        return max(abs(edge - count * mean), 1.0) / var
+    if upward:
+        out = outward(np.maximum(out + err, 0.0), True)  # the sum's rounding: one ulp up
+        if lo > base:  # untilted mass at k ≤ lo − 1, moved up to lo and tilted there (e^{λ·lo} rounded up)
+            below = chernoff_mass(g.m, g.k0, count, 0.0, lo - 1, False, guess(lo - 1))
+            out[0] = _up(out[0] + _up(below * float(tilt_weights(lo, 1, lam, True)[0])))
+        if top < count * g.k1:
+            m_inf = min(_up(m_inf + chernoff_mass(g.m, g.k0, count, 0.0, top + 1, True, guess(top + 1))), 1.0)
+    else:
+        wrap = 0.0
+        if lo > base:
+            wrap = chernoff_mass(g.m, g.k0, count, lam, lo - 1, False, guess(lo - 1))
+        if lo + n_fft - 1 < count * g.k1:
+            wrap = _up(wrap + chernoff_mass(g.m, g.k0, count, lam, lo + n_fft, True, guess(lo + n_fft)))
+        out = outward(np.maximum(out - _up(err + wrap), 0.0), False)
+    if not (np.isfinite(out).all() and math.isfinite(m_inf)):
+        raise FloatingPointError("power_direct: the spectrum power left the floating-point range")
+    return Grid(out, lo, m_inf, lam, tot)

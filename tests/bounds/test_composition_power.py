@@ -1,0 +1,203 @@
+"""Self-composition by one spectrum power (proof note, Lemma 6; issue 21) against exact integer convolutions.
+
+References are independent of the code under test: the grids' doubles are dyadic rationals, so the count-fold
+convolution is an integer polynomial power (python-flint ``fmpz_poly``), compared entry by entry in exact
+rational arithmetic.  Each soundness ingredient is also switched off once (error bound, wrap bound) to show
+that the comparison catches it.
+"""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+flint = pytest.importorskip("flint")
+
+from bounds.composition import _C  # noqa: E402
+
+# the refinement's width warnings at δ ≈ 1e-13 (the floor) are expected here
+pytestmark = pytest.mark.filterwarnings("ignore:compose. certified width")
+
+C = _C()
+
+
+def _exact_power(m: np.ndarray, count: int):
+    """(integer coefficients of (Σ n_i x^i)^count, E) with m_i = n_i·2^−e, so c_k = coeffs[k]·2^−(e·count)."""
+    fr = [Fraction(float(x)) for x in m]
+    e = max(f.denominator.bit_length() - 1 for f in fr)
+    ints = [int(f * 2 ** e) for f in fr]
+    coeffs = [int(c) for c in (flint.fmpz_poly(ints) ** count).coeffs()]
+    coeffs += [0] * (count * (len(m) - 1) + 1 - len(coeffs))
+    return coeffs, e * count
+
+
+def _violations(g, count: int, upward: bool, width_sd: float, lam: float) -> list[str]:
+    """Where the grid of ``power_direct`` breaks its invariant against the exact convolution: upper — every
+    kept node ≥ the exact mass (the first also ≥ all the mass below it), the atom at +∞ ≥ the mass above
+    the last node; lower — every kept node ≤ the exact mass."""
+    out = C.untilted(C.power_direct(g, count, upward, width_sd, lam), upward)
+    coeffs, shift = _exact_power(g.m, count)
+    scale = 2 ** shift
+    base = count * g.k0
+    bad = []
+    for i, v in enumerate(out.m):
+        j = out.k0 + i - base
+        exact = coeffs[j] if 0 <= j < len(coeffs) else 0
+        if upward and i == 0:
+            exact = sum(coeffs[: j + 1])
+        lhs = Fraction(float(v)) * scale
+        if (upward and lhs < exact) or (not upward and lhs > exact):
+            bad.append(f"node {out.k0 + i}: {float(v)!r} vs {exact / scale:.6e}")
+    if upward:
+        above = sum(coeffs[out.k1 - base + 1:])
+        if Fraction(out.m_inf) * scale < above:
+            bad.append(f"m_inf {out.m_inf!r} < {above / scale:.6e}")
+    return bad
+
+
+def _pld_like(n: int, seed: int) -> "C.Grid":
+    """A nonnegative vector with a bulk (a bump of total mass ≈ 1) and a tail of masses from 1e-20 down to
+    1e-200, where the FFT noise (≈ 1e-16 absolute) exceeds the exact composed masses by far."""
+    rng = np.random.default_rng(seed)
+    k = np.arange(n, dtype=np.float64)
+    bulk = np.exp(-0.5 * ((k - n / 4) / (n / 12)) ** 2) * rng.uniform(0.5, 1.5, n)
+    bulk[n // 2:] = 0.0
+    bulk /= bulk.sum()
+    tail = 10.0 ** -np.linspace(20, 200, n - n // 2)
+    m = bulk.copy()
+    m[n // 2:] = tail * rng.uniform(0.5, 1.5, n - n // 2)
+    return C.Grid(m, -7, 0.0)
+
+
+CASES = [(2, 12.0, 0.0), (3, 12.0, 0.05), (7, 12.0, 0.0), (64, 12.0, 0.02), (64, 2.0, 0.0), (40, 1.5, 0.03)]
+
+
+@pytest.mark.parametrize("count,width_sd,lam", CASES)
+@pytest.mark.parametrize("upward", [True, False])
+def test_power_direct_against_exact_integer_powers(count, width_sd, lam, upward):
+    g = _pld_like(48, seed=count)
+    assert _violations(g, count, upward, width_sd, lam) == []
+
+
+def test_power_direct_window_cuts_the_support():
+    # the narrow windows above are narrower than the support: the wrap (lower) and the tail bounds (upper)
+    # are exercised, not just the interior
+    g = _pld_like(48, seed=1)
+    mean, std = C.moments(g)
+    lo, hi = C.window(64, mean, std, g.k0, g.k1, 2.0, True)
+    assert hi - lo + 1 < 64 * (len(g.m) - 1) + 1
+    out = C.power_direct(g, 64, True, 2.0, 0.0)
+    assert out.m_inf > 0.0 and out.k0 > 64 * g.k0
+
+
+def test_injected_zero_error_bound_is_caught(monkeypatch):
+    # Lemma 6's FFT/powering bound multiplied by 0: the tail masses (≪ the FFT noise) break both sides
+    g = _pld_like(48, seed=3)
+    monkeypatch.setattr(C, "half_spectrum_sum", lambda v, n: 0.0)
+    assert _violations(g, 7, True, 12.0, 0.0)
+    assert _violations(g, 7, False, 12.0, 0.0)
+
+
+def test_injected_zero_wrap_and_tail_bounds_are_caught(monkeypatch):
+    # the Chernoff bounds multiplied by 0: with a narrow window the wrapped mass lands on the lower side and
+    # the mass beyond the circle is missing from the upper side's atom at +∞
+    g = _pld_like(48, seed=4)
+    monkeypatch.setattr(C, "chernoff_mass", lambda *a: 0.0)
+    assert _violations(g, 64, False, 1.0, 0.0)
+    assert _violations(g, 64, True, 1.0, 0.0)
+
+
+def test_power_direct_with_an_atom_at_infinity():
+    # (F + A)^T − F^T at +∞ (the EpsDelta pair's δ₀): exact rational reference
+    g = _pld_like(32, seed=5)
+    g = C.Grid(g.m * 0.75, g.k0, 0.25)
+    for count in (2, 5, 33):
+        up = C.power_direct(g, count, True, 12.0, 0.0)
+        lw = C.power_direct(g, count, False, 12.0, 0.0)
+        f = Fraction(g.total)
+        exact = (f + Fraction(0.25)) ** count - f ** count
+        assert Fraction(lw.m_inf) <= exact <= Fraction(up.m_inf)
+        assert Fraction(lw.total) <= f ** count <= Fraction(up.total)
+
+
+@pytest.mark.parametrize("above", [True, False])
+@pytest.mark.parametrize("lam", [0.0, 0.1])
+def test_chernoff_mass_bounds_exact_tails(above, lam):
+    g = _pld_like(40, seed=6)
+    count = 9
+    coeffs, shift = _exact_power(g.m, count)
+    base = count * g.k0
+    import mpmath
+
+    mpmath.mp.dps = 60
+    for edge in range(base, base + len(coeffs), 17):
+        js = range(edge - base, len(coeffs)) if above else range(0, edge - base + 1)
+        exact = mpmath.fsum(mpmath.mpf(coeffs[j]) * mpmath.exp(lam * (base + j)) for j in js) / mpmath.mpf(2) ** shift
+        guess = max(abs(edge - count * C.moments(g)[0]), 1.0) / (count * C.moments(g)[1] ** 2)
+        bound = C.chernoff_mass(g.m, g.k0, count, lam, edge, above, guess)
+        assert bound >= exact, (edge, bound, exact)
+    # far from the bulk the bound is small, not merely valid
+    assert C.chernoff_mass(g.m, g.k0, count, 0.0, base + len(coeffs) - 30, True, 1.0) < 1e-30
+
+
+def test_log_mgf_up_against_mpmath():
+    import mpmath
+
+    mpmath.mp.dps = 60
+    rng = np.random.default_rng(7)
+    for k0, n, s in ((-50, 200, 0.3), (1000, 500, -2.0), (-100000, 3000, 1e-3), (5, 100, 0.0), (0, 64, 40.0)):
+        m = rng.uniform(0, 1, n) * (rng.uniform(0, 1, n) < 0.7)
+        exact = mpmath.log(mpmath.fsum(mpmath.mpf(float(x)) * mpmath.exp(mpmath.mpf(s) * (k0 + i))
+                                       for i, x in enumerate(m) if x > 0))
+        v = C.log_mgf_up(m, k0, s)
+        assert v >= exact and v - exact < 1e-9 * (1 + abs(exact))
+
+
+@pytest.mark.parametrize("count", [2, 3, 10, 1000, 10 ** 6, 10 ** 8])
+def test_dead_threshold_is_certified(count):
+    tau = C.dead_threshold(count)
+    assert 0.0 < tau < 1.0
+    if count <= 1000:
+        assert Fraction(tau) ** count <= Fraction(C.DEAD)
+    else:  # τ^count ≤ DEAD ⟺ count·ln τ ≤ ln DEAD, in mpmath
+        import mpmath
+
+        mpmath.mp.dps = 50
+        assert count * mpmath.log(mpmath.mpf(tau)) <= mpmath.log(mpmath.mpf(C.DEAD))
+
+
+def test_power_keeps_the_squaring_route():
+    # the old call forms: power(..., extended=...) and the squaring route itself stay available and agree
+    g = _pld_like(40, seed=8)
+    for direct in (True, False):
+        up = C.untilted(C.power(g, 5, True, lam=0.0, extended=False, direct=direct), True)
+        lw = C.untilted(C.power(g, 5, False, lam=0.0, extended=False, direct=direct), False)
+        assert (lw.m <= up.m[lw.k0 - up.k0: lw.k0 - up.k0 + len(lw.m)] + 1e-15).all()
+
+
+@pytest.mark.parametrize("steps", [100_000, 1_000_000])
+def test_long_gaussian_composition_by_spectrum_power_contains_theta_sqrt_t(steps):
+    # T plain Gaussian steps composed by the spectrum power (not merged): the exact answer is the Gaussian at
+    # θ√T (mpmath), at ε from the bulk to δ ≈ 1e-12, where the FFT/powering bound matters most
+    from proofs_checks.composition_checks import unmerged_gaussian
+    from proofs_checks.composition_references import gaussian_composed_delta
+
+    theta = 2.0 / steps ** 0.5
+    comp = unmerged_gaussian(theta, steps)
+    for eps in (0.5, 2.0, 6.0, 12.0, 16.0):
+        s = comp.delta(eps)
+        ref = gaussian_composed_delta(eps, theta, steps)
+        assert s.lower <= ref <= s.upper, (eps, s, ref)
+        if eps <= 12.0:  # δ ≥ 1e-7; at δ ≈ 3e-13 (ε = 16) the FFT bound dominates the width
+            assert s.upper - s.lower <= 1e-2 * ref
+
+
+def test_injected_zero_error_bound_is_caught_in_a_composition(monkeypatch):
+    # the same composition with Lemma 6's bound E multiplied by 0: at δ ≈ 3e-13 the sandwich misses the exact
+    # value (measured: lower 2.7734e-13 > exact 2.7694e-13 > upper 2.7727e-13)
+    from proofs_checks.composition_checks import unmerged_gaussian
+    from proofs_checks.composition_references import gaussian_composed_delta
+
+    monkeypatch.setattr(C, "half_spectrum_sum", lambda v, n: 0.0)
+    theta, steps = 2.0 / 100_000 ** 0.5, 100_000
+    s = unmerged_gaussian(theta, steps).delta(16.0)
+    assert not (s.lower <= gaussian_composed_delta(16.0, theta, steps) <= s.upper)
