@@ -63,8 +63,8 @@ def upper_nodes(theta: float, x):
     (x_{j+1} − x_j), s_{−1} = −1 (C(k) = 1 − k for k ≤ 0), s_n = 0; ν_j = s_j − s_{j−1}; m_∞ = d_n.  The
     piecewise-linear D through the (x_j, d_j) is ≥ C (chords of a convex function, through points above it) and
     has the same mass (1) and mean + m_∞ (= D(0) = 1), so its put function D(k) − 1 + k is ≥ C's as well.
-    Rounding: the gaps are exact (Sterbenz-free: multiples of a power of two below 2⁵³ of it) powers of two,
-    so /gap is exact; the two subtractions cost U|·| each: |ν̃_j − ν_j| ≤ 2U(|s̃_j| + |s̃_{j−1}|) (+ second
+    Rounding: the nodes are multiples of the smallest spacing (a power of two) below 2⁵³ times it, so they and
+    their gaps are exact, and every gap is a power of two, so /gap is exact; the two subtractions cost U|·| each: |ν̃_j − ν_j| ≤ 2U(|s̃_j| + |s̃_{j−1}|) (+ second
     order, covered by the factor 4).  Entries are stored as max(ν̃ + bound, 0), rounded up: each is
     ≥ max(ν_j, 0), and more mass only raises both call and put functions.
     """
