@@ -505,7 +505,7 @@ def y_top(theta: float) -> float:
 # the terms j ≥ 2 dropped (lower) or bounded by their mass and first moment (upper)
 # ----------------------------------------------------------------------------------------------------
 
-SPLIT_BUDGET = 2.0 ** -34  # upper: R-moment of the terms with ≥ 2 large summands (REMOVE P-mass at +∞, ≈ 6e-11)
+SPLIT_BUDGET = 2.0 ** -37  # upper: R-moment of the terms with ≥ 2 large summands (REMOVE P-mass at +∞, ≈ 7e-12)
 LOWER_BUDGET = 2.0 ** -27  # lower: R-moment of the dropped terms (lowers δ by ≈ 7e-9 at most; no mass at +∞)
 BAND_BITS = 12  # nodes per band ≤ 2^12: relative spacing ≤ 2^-9 (usually 2^-12) of the large summand's value
 
