@@ -11,12 +11,14 @@ ADD:    H(c) = E_Q[(1 − cR)₊] (PLD: atoms at −ln r with P-mass ν(r); r = 
 ν the law of R under Q.  A measure ν⁺ whose call function ∫(r − k)₊dν and put function ∫(k − r)₊dν both lie
 above those of ν dominates in both directions; ν⁻ with a smaller call function is dominated for REMOVE, one
 with a smaller put function for ADD.  These orders are kept by independent sums (convex order), so the
-T-fold sum is built from one summand's measures on the linear grid jΔ:
+T-fold sum is built from one summand's measures, split at K (Lemma C of the proof note: ν = a + b,
+ν^{*T} = Σ_j C(T, j) a^{*(T−j)} * b^{*j}; the terms j ≥ 2 bounded or dropped): a on the linear grid jΔ (FFT
+powers), b on dyadic bands [K2^i, K2^{i+1}] of ≤ 2^12 nodes up to Y's tail (``upper_sums``, ``lower_sums``):
 
-- ``upper_y``: the chordal ("connect-the-dots") interpolation of the call function C(k) = δ_θ(ln k) of Y at
-  the nodes, on a *linear* grid: masses = second differences / Δ, plus the weight C(γ_J) at +∞ (a mean-
+- ``upper_nodes``: the chordal ("connect-the-dots") interpolation of the call function C(k) = δ_θ(ln k) of Y
+  at the nodes (Lemma B): masses = second differences / gap, plus the weight C(x_n) at +∞ (a mean-
   preserving spread of the top, in the limit).  Second order.
-- ``fine_cells`` + ``greedy_merge`` (lower): cells of the Z-line whose conditional mean of Y is certified
+- ``fine_cells_at`` + ``greedy_merge`` (lower): cells of the Z-line whose conditional mean of Y is certified
   ≥ (REMOVE) or ≤ (ADD) the node the cell is collapsed to (Jensen, then a pointwise move that lowers the
   call resp. put function); cells are closed as soon as their mean reaches a node (splitting a fine cell
   fractionally: a randomised assignment keeps each part's law), so the rounding costs almost nothing.
@@ -337,34 +339,6 @@ def split_upper(ell_up, p_up, h: float, k_lo: int, k_hi: int):
     return out, m_inf * (1.0 + (ell_up.shape[0] + 4) * U)
 
 
-@njit(cache=True)
-def ratio_atoms(nu, delta: float, T: int):
-    """For the atoms r_j = jΔ/T (j ≥ 1) of the R-measure ν: (r guidance, ln r enclosure lo/hi, P-mass
-    r_j·ν_j enclosure lo/hi).  fl(jΔ) is exact (Δ a power of two, j < 2⁵³); the division by T costs U
-    relative, i.e. 2U absolute in ln r; the products U each."""
-    n = nu.shape[0]
-    r = np.empty(n)
-    llo = np.empty(n)
-    lhi = np.empty(n)
-    plo = np.empty(n)
-    phi = np.empty(n)
-    for j in range(n):
-        x = (j * delta) / T
-        r[j] = x
-        if j == 0:
-            llo[j] = -np.inf
-            lhi[j] = -np.inf
-            plo[j] = 0.0
-            phi[j] = 0.0
-            continue
-        llo[j] = _log_down(x) - 2.0 * U
-        lhi[j] = _log_up(x) + 2.0 * U
-        v = nu[j] * x
-        plo[j] = v * (1.0 - 4.0 * U)
-        phi[j] = v * (1.0 + 4.0 * U) + 1e-320 if v > 0.0 else 0.0
-    return r, llo, lhi, plo, phi
-
-
 # ----------------------------------------------------------------------------------------------------
 # the T-fold sum (FFT with the proven error bound of numeric.composition) and the epoch's loss grids
 # ----------------------------------------------------------------------------------------------------
@@ -469,13 +443,6 @@ def _tilt(y: np.ndarray, lam: float) -> np.ndarray:
     from . import composition as C
 
     return y * C.tilt_weights(0, len(y), lam, True) * (1 + 2 * U) if lam != 0.0 else y
-
-
-def sum_power(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: float = 0.0):
-    """The T-fold convolution of y by squaring; ``tops(n)`` = (last node kept for n summands, Δ).  With
-    ``lam`` > 0 (upper only) the work is done on tilted vectors and the result untilted (rounded up)."""
-    result, inf_r = _power_tilted(_tilt(y, lam), inf_y, T, upward, tops, lam)
-    return _tilt(result, -lam), inf_r
 
 
 def power_pair(y: np.ndarray, T: int, upward: bool, tops, lam: float = 0.0):
