@@ -11,12 +11,14 @@ ADD:    H(c) = E_Q[(1 − cR)₊] (PLD: atoms at −ln r with P-mass ν(r); r = 
 ν the law of R under Q.  A measure ν⁺ whose call function ∫(r − k)₊dν and put function ∫(k − r)₊dν both lie
 above those of ν dominates in both directions; ν⁻ with a smaller call function is dominated for REMOVE, one
 with a smaller put function for ADD.  These orders are kept by independent sums (convex order), so the
-T-fold sum is built from one summand's measures on the linear grid jΔ:
+T-fold sum is built from one summand's measures, split at K (Lemma C of the proof note: ν = a + b,
+ν^{*T} = Σ_j C(T, j) a^{*(T−j)} * b^{*j}; the terms j ≥ 2 bounded or dropped): a on the linear grid jΔ (FFT
+powers), b on dyadic bands [K2^i, K2^{i+1}] of ≤ 2^12 nodes up to Y's tail (``upper_sums``, ``lower_sums``):
 
-- ``upper_y``: the chordal ("connect-the-dots") interpolation of the call function C(k) = δ_θ(ln k) of Y at
-  the nodes, on a *linear* grid: masses = second differences / Δ, plus the weight C(γ_J) at +∞ (a mean-
+- ``upper_nodes``: the chordal ("connect-the-dots") interpolation of the call function C(k) = δ_θ(ln k) of Y
+  at the nodes (Lemma B): masses = second differences / gap, plus the weight C(x_n) at +∞ (a mean-
   preserving spread of the top, in the limit).  Second order.
-- ``fine_cells`` + ``greedy_merge`` (lower): cells of the Z-line whose conditional mean of Y is certified
+- ``fine_cells_at`` + ``greedy_merge`` (lower): cells of the Z-line whose conditional mean of Y is certified
   ≥ (REMOVE) or ≤ (ADD) the node the cell is collapsed to (Jensen, then a pointwise move that lowers the
   call resp. put function); cells are closed as soon as their mean reaches a node (splitting a fine cell
   fractionally: a randomised assignment keeps each part's law), so the rounding costs almost nothing.
@@ -53,28 +55,32 @@ def _log_up(x: float) -> float:
 
 
 @njit(cache=True)
-def upper_y(theta: float, delta: float, n: int):
-    """Dominating measure of Y on the nodes jΔ, j = 0..n, and the weight at +∞ (module docstring).
+def upper_nodes(theta: float, x):
+    """Dominating measure of Y on the nodes x (x[0] = 0 < x[1] < …, every gap x[j+1] − x[j] a power of two,
+    the nodes exact multiples of the smallest gap) and the weight at +∞ (module docstring, Lemma B of the proof
+    note).
 
-    d_j ≥ C(jΔ) = δ_θ(ln jΔ) (SPEC T9 kernel rounded up, at ε = ln(jΔ) rounded down: δ decreases in ε; the
-    running minimum, C being non-increasing); d_0 = C(0) = E Y = 1 exactly.  Slopes s_j = (d_{j+1} − d_j)/Δ,
-    s_{−1} = −1 (C(k) = 1 − k for k ≤ 0), s_n = 0; ν_j = s_j − s_{j−1}; m_∞ = d_n.  The piecewise-linear D
-    through the d_j is ≥ C (chords of a convex function, through points above it) and has the same mass (1)
-    and mean + m_∞ (= D(0) = 1), so its put function D(k) − 1 + k is ≥ C's as well.  Rounding: Δ is a power
-    of two ≤ 1, so /Δ is exact; the two subtractions cost U|·| each: |ν̃_j − ν_j| ≤ 2U(|s̃_j| + |s̃_{j−1}|)
-    (+ second order, covered by the factor 4).  Entries are stored as max(ν̃ + bound, 0), rounded up: each is
+    d_j ≥ C(x_j) = δ_θ(ln x_j) (SPEC T9 kernel rounded up, at ε = ln(x_j) rounded down: δ decreases in ε; the
+    running minimum, C being non-increasing); d_0 = C(0) = E Y = 1 exactly.  Slopes s_j = (d_{j+1} − d_j)/
+    (x_{j+1} − x_j), s_{−1} = −1 (C(k) = 1 − k for k ≤ 0), s_n = 0; ν_j = s_j − s_{j−1}; m_∞ = d_n.  The
+    piecewise-linear D through the (x_j, d_j) is ≥ C (chords of a convex function, through points above it) and
+    has the same mass (1) and mean + m_∞ (= D(0) = 1), so its put function D(k) − 1 + k is ≥ C's as well.
+    Rounding: the nodes are multiples of the smallest spacing (a power of two) below 2⁵³ times it, so they and
+    their gaps are exact, and every gap is a power of two, so /gap is exact; the two subtractions cost U|·| each: |ν̃_j − ν_j| ≤ 2U(|s̃_j| + |s̃_{j−1}|) (+ second
+    order, covered by the factor 4).  Entries are stored as max(ν̃ + bound, 0), rounded up: each is
     ≥ max(ν_j, 0), and more mass only raises both call and put functions.
     """
+    n = x.shape[0] - 1
     d = np.empty(n + 1)
     d[0] = 1.0
     for j in range(1, n + 1):
-        e = _log_down(j * delta)
+        e = _log_down(x[j])
         v = min(profile_up(GAUSSIAN, REMOVE, e, theta, 1.0), 1.0)
         d[j] = min(v, d[j - 1])
     s = np.empty(n + 2)  # s[j + 1] = s_j
     s[0] = -1.0
     for j in range(n):
-        s[j + 1] = (d[j + 1] - d[j]) / delta
+        s[j + 1] = (d[j + 1] - d[j]) / (x[j + 1] - x[j])
     s[n + 1] = 0.0
     out = np.empty(n + 1)
     for j in range(n + 1):
@@ -83,6 +89,45 @@ def upper_y(theta: float, delta: float, n: int):
         w = v + b
         out[j] = w * (1.0 + 2.0 * U) + 5e-324 if w > 0.0 else 0.0
     return out, d[n]
+
+
+@njit(cache=True)
+def upper_y(theta: float, delta: float, n: int):
+    """``upper_nodes`` on the linear nodes jΔ, j = 0..n (Δ a power of two ≤ 1)."""
+    x = np.empty(n + 1)
+    for j in range(n + 1):
+        x[j] = j * delta
+    return upper_nodes(theta, x)
+
+
+@njit(cache=True)
+def fine_cells_at(theta: float, ybound):
+    """Enclosures of the cells of the Z-line {Z: Y ∈ [≈ ybound[i−1], ≈ ybound[i])} (ybound increasing, its
+    last entry +∞; the boundaries are any floats: only the enclosures matter, and consecutive cells share
+    their Z-boundary exactly, so the cells partition the line).  Returns (pos, w_lo, w_hi, m_lo, m_hi) as
+    ``fine_cells``."""
+    n = ybound.shape[0]
+    pos = np.empty(n)
+    wl = np.empty(n)
+    wh = np.empty(n)
+    ml = np.empty(n)
+    mh = np.empty(n)
+    half = 0.5 * theta * theta
+    a = -np.inf
+    prev = 0.0
+    for i in range(n):
+        y = ybound[i]
+        b = (math.log(y) + half) / theta if y < np.inf else np.inf
+        w, ew = shifted_mass(GAUSSIAN, a, b, 0.0)
+        m, em = shifted_mass(GAUSSIAN, a, b, theta)
+        wl[i] = max(w - ew, 0.0)
+        wh[i] = w + ew
+        ml[i] = max(m - em, 0.0)
+        mh[i] = m + em
+        pos[i] = m / w if w > 0.0 else (0.5 * (prev + y) if y < np.inf else 2.0 * prev)
+        a = b
+        prev = y
+    return pos, wl, wh, ml, mh
 
 
 @njit(cache=True)
@@ -294,34 +339,6 @@ def split_upper(ell_up, p_up, h: float, k_lo: int, k_hi: int):
     return out, m_inf * (1.0 + (ell_up.shape[0] + 4) * U)
 
 
-@njit(cache=True)
-def ratio_atoms(nu, delta: float, T: int):
-    """For the atoms r_j = jΔ/T (j ≥ 1) of the R-measure ν: (r guidance, ln r enclosure lo/hi, P-mass
-    r_j·ν_j enclosure lo/hi).  fl(jΔ) is exact (Δ a power of two, j < 2⁵³); the division by T costs U
-    relative, i.e. 2U absolute in ln r; the products U each."""
-    n = nu.shape[0]
-    r = np.empty(n)
-    llo = np.empty(n)
-    lhi = np.empty(n)
-    plo = np.empty(n)
-    phi = np.empty(n)
-    for j in range(n):
-        x = (j * delta) / T
-        r[j] = x
-        if j == 0:
-            llo[j] = -np.inf
-            lhi[j] = -np.inf
-            plo[j] = 0.0
-            phi[j] = 0.0
-            continue
-        llo[j] = _log_down(x) - 2.0 * U
-        lhi[j] = _log_up(x) + 2.0 * U
-        v = nu[j] * x
-        plo[j] = v * (1.0 - 4.0 * U)
-        phi[j] = v * (1.0 + 4.0 * U) + 1e-320 if v > 0.0 else 0.0
-    return r, llo, lhi, plo, phi
-
-
 # ----------------------------------------------------------------------------------------------------
 # the T-fold sum (FFT with the proven error bound of numeric.composition) and the epoch's loss grids
 # ----------------------------------------------------------------------------------------------------
@@ -397,13 +414,9 @@ def _beyond(a: np.ndarray, b: np.ndarray, top: int):
     return mass, mom
 
 
-def sum_power(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: float = 0.0):
-    """The T-fold convolution of y by squaring; ``tops(n)`` = (last node kept for n summands, Δ).  With
-    ``lam`` > 0 (upper only) the work is done on tilted vectors and the result untilted (rounded up)."""
-    from . import composition as C
-
-    if lam > 0.0:
-        y = y * C.tilt_weights(0, len(y), lam, True) * (1 + 2 * U)
+def _power_tilted(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: float):
+    """The T-fold convolution (T ≥ 1) of the (already tilted) y by squaring; ``tops(n)`` = (last node kept for
+    n summands, Δ).  Returns the tilted result and its weight at +∞."""
     result = None
     inf_r = 0.0
     base, inf_b, nb = y, inf_y, 1
@@ -423,9 +436,25 @@ def sum_power(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: floa
         nb *= 2
         top, d = tops(nb)
         base, inf_b = _sum_conv(base, base, inf_b, inf_b, upward, top, d, lam)
-    if lam > 0.0:
-        result = result * C.tilt_weights(0, len(result), -lam, True) * (1 + 2 * U)
     return result, inf_r
+
+
+def _tilt(y: np.ndarray, lam: float) -> np.ndarray:
+    from . import composition as C
+
+    return y * C.tilt_weights(0, len(y), lam, True) * (1 + 2 * U) if lam != 0.0 else y
+
+
+def power_pair(y: np.ndarray, T: int, upward: bool, tops, lam: float = 0.0):
+    """(y^{*(T−1)}, its weight at +∞, y^{*T}, its weight at +∞), untilted; y^{*0} is the unit atom at 0."""
+    yt = _tilt(y, lam)
+    if T == 1:
+        P, inf_p = np.ones(1), 0.0
+    else:
+        P, inf_p = _power_tilted(yt, 0.0, T - 1, upward, tops, lam)
+    top, d = tops(T)
+    F, inf_f = _sum_conv(P, yt, inf_p, 0.0, upward, top, d, lam)
+    return _tilt(P, -lam), inf_p, _tilt(F, -lam), inf_f
 
 
 def y_sd(theta: float) -> float:
@@ -437,58 +466,303 @@ def y_top(theta: float) -> float:
     return math.exp(min(0.5 * theta * theta + TAIL_Z * theta, 700.0))
 
 
-def epoch_grids(theta_up: float, theta_lo: float, T: int, h: float, delta: float, progress=None):
-    """Per direction (REMOVE, ADD): (upper Grid, lower Grid) of one balls-and-bins epoch on the loss nodes
-    k·h (module docstring; proof note ``docs/samplers/balls_and_bins.md``).  Δ is the Y-grid spacing (a
-    power of two ≤ 1)."""
-    from . import composition as C
+# ----------------------------------------------------------------------------------------------------
+# the tail split (Lemma C of the proof note): Y's law ν = a + b, a on Y < K (linear grid jΔ, FFT), b on
+# Y ≥ K (dyadic bands [K2^i, K2^{i+1}] of ≤ 2^BAND_BITS nodes each); ν^{*T} = Σ_j C(T, j) a^{*(T−j)} * b^{*j},
+# the terms j ≥ 2 dropped (lower) or bounded by their mass and first moment (upper)
+# ----------------------------------------------------------------------------------------------------
 
-    sd = y_sd(theta_up)
-    J = int(math.ceil(y_top(theta_up) / delta)) + 1
+SPLIT_BUDGET = 2.0 ** -37  # upper: R-moment of the terms with ≥ 2 large summands (REMOVE P-mass at +∞, ≈ 7e-12)
+LOWER_BUDGET = 2.0 ** -27  # lower: R-moment of the dropped terms (lowers δ by ≈ 7e-9 at most; no mass at +∞)
+BAND_BITS = 12  # nodes per band ≤ 2^12: relative spacing ≤ 2^-9 (usually 2^-12) of the large summand's value
+
+
+def _tail(z: float) -> float:
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def split_nodes(theta: float, T: int, delta: float, budget: float = SPLIT_BUDGET) -> tuple[int, int]:
+    """(c, q) with K = Δ·c·2^q, c ∈ {4, …, 7}: K at or above Y's value at the smallest Z-quantile z (steps of
+    1/16) whose dropped terms j ≥ 2 have R-moment ≈ (T − 1)·P(Y ≥ K)·E[Y; Y ≥ K] + T²P(Y ≥ K)²/2 ≤ SPLIT_BUDGET
+    (a heuristic: sizes only; the bound charged is computed from the measures), K ≤ 2·Y_top."""
+    z = 0.0
+    while z < TAIL_Z + theta:
+        p = _tail(z)
+        if (T - 1) * p * _tail(z - theta) + 0.5 * T * T * p * p <= budget:
+            break
+        z += 0.0625
+    y = min(math.exp(min(theta * z - 0.5 * theta * theta, 700.0)), y_top(theta))
+    n = max(int(math.ceil(y / delta)), 4)
+    q = max(n.bit_length() - 3, 0)
+    c = -(-n // (1 << q))  # ceil: c ∈ {4, …, 8}
+    if c == 8:
+        c, q = 4, q + 1
+    return c, q
+
+
+def small_sd(theta: float, K: float) -> float:
+    """sd of Y·1{Y < K} (≤ √E[Y²; Y < K] = √(e^{θ²}Φ(z_K − 2θ)); window sizing only)."""
+    z = (math.log(K) + 0.5 * theta * theta) / theta
+    return math.sqrt(math.exp(min(theta * theta, 700.0)) * (1.0 - _tail(z - 2.0 * theta)))
+
+
+def sum_nodes(theta: float, T: int, delta: float, upper: bool = True) -> int:
+    """Nodes of the T-fold sum of the small part (the largest FFT grid; sizing only)."""
+    c, q = split_nodes(theta, T, delta, SPLIT_BUDGET if upper else LOWER_BUDGET)
+    K = delta * c * 2.0 ** q
+    return int(math.ceil((T + 14.0 * math.sqrt(T) * small_sd(theta, K) + (2.0 if upper else 1.0) * K) / delta)) + 2
+
+
+def _bands(theta: float, T: int, delta: float, budget: float = SPLIT_BUDGET):
+    """(n_a, [(start S = K2^i, spacing s_i, n_i)]), K = n_a·Δ = c·2^q·Δ: band i has n_i = K2^i/s_i nodes,
+    s_i = Δ·2^{l_i}, l_i = max(0, q + i + 3 − BAND_BITS) (so n_i = c·2^{q+i−l_i} < 2^BAND_BITS + … and
+    K2^i is a multiple of s_i)."""
+    c, q = split_nodes(theta, T, delta, budget)
+    na = c << q
+    K = delta * na
+    nb = max(1, int(math.ceil(math.log2(y_top(theta) / K))))
+    out = []
+    for i in range(nb):
+        l = max(0, q + i + 3 - BAND_BITS)
+        out.append((K * 2.0 ** i, delta * 2.0 ** l, c << (q + i - l)))
+    return na, out
+
+
+@njit(cache=True)
+def coarsen_upper(p, shift: int):
+    """Mean-preserving split of the atoms j (spacing Δ) onto the nodes q·2^shift (spacing Δ2^shift): atom j
+    between q = j >> shift and q + 1 with the dyadic fractions 1 − f, f (f = (j mod 2^shift)/2^shift, exact):
+    a convex-order-larger measure (Lemma A).  Products rounded (U each), sums of ≤ 2^{shift+1} nonnegative terms
+    per node (relative (2^{shift+1} + 4)U), rounded up."""
+    n = p.shape[0]
+    k = 1 << shift
+    out = np.zeros(((n - 1) >> shift) + 2)
+    for j in range(n):
+        v = p[j]
+        if not v > 0.0:
+            continue
+        q = j >> shift
+        f = (j & (k - 1)) / k
+        out[q] += v * (1.0 - f)
+        out[q + 1] += v * f
+    g = 1.0 + (2.0 * k + 6.0) * U
+    for q in range(out.shape[0]):
+        out[q] = out[q] * g
+    return out
+
+
+def coarsen_lower(p: np.ndarray, delta: float, shift: int, up: bool) -> np.ndarray:
+    """A dominated measure of the atoms jΔ on the nodes q·Δ2^shift: ``greedy_merge`` (Jensen: cells collapsed to
+    a node ≤ (``up``, REMOVE) or ≥ (ADD) their mean; Lemma A)."""
+    if shift == 0:
+        return p
+    n = p.shape[0]
+    x = np.arange(n, dtype=np.float64) * delta  # exact: integers times a power of two
+    mom = p * x
+    kmax = ((n - 1) >> shift) + 1
+    out, _, _ = greedy_merge(x, p, p, mom * (1 - 2 * U), mom * (1 + 2 * U) + 1e-320, False, delta * 2.0 ** shift,
+                             up, False, 0, kmax)
+    return out
+
+
+def _pow_up(t: float, k: int) -> float:
+    """An upper bound on t^k for t ≥ 0 near 1 (t ≤ 1: 1; else (1 + ε)^k ≤ e^{kε}, libm exp covered by 1e-12)."""
+    if k <= 0 or t <= 1.0:
+        return 1.0
+    return math.exp(k * (t - 1.0) * (1 + 4 * U)) * (1 + 1e-12)
+
+
+def _band_terms(P, bands, bvecs, T, delta, upward, up, infp):
+    """The j = 1 terms T·(P * b_i) per band i (P coarsened to the band's spacing: ``coarsen_upper`` or
+    ``coarsen_lower``), as atoms (positions S = K2^i + n·s_i, masses) and the weight at +∞ (S-moment)."""
+    pos_l, mass_l = [], []
+    inf_total = 0.0
+    for (s0, sp, nn), bv in zip(bands, bvecs):
+        shift = int(round(math.log2(sp / delta)))
+        Pc = coarsen_upper(P, shift) if upward else coarsen_lower(P, delta, shift, up)
+        c, inf = _sum_conv(Pc, bv, infp, 0.0, upward, len(Pc) + len(bv) - 2, sp, 0.0)
+        c = c * T * (1 + 2 * U) if upward else c * T * (1 - 2 * U)
+        inf_total += inf * T * (1 + 2 * U)
+        pos_l.append(s0 + np.arange(len(c), dtype=np.float64) * sp)
+        mass_l.append(c)
+    return pos_l, mass_l, inf_total
+
+
+def _grid_x(v: np.ndarray, delta: float) -> np.ndarray:
+    return np.arange(len(v), dtype=np.float64) * delta  # exact: integers times a power of two
+
+
+def upper_sums(theta: float, T: int, delta: float, progress=None):
+    """The dominating law of S = Σ_t Y_t (Lemma C of the proof note) as atoms: (positions for REMOVE, masses),
+    (positions for ADD, masses) — the small sum's REMOVE copy is tilted, the ADD copy untilted when the tilt
+    is strong —, and the S-moment at +∞ (window cuts, the chord's weight at +∞, the dropped terms j ≥ 2)."""
+    na, bands = _bands(theta, T, delta, SPLIT_BUDGET)
+    K = delta * na
+    sd_a = small_sd(theta, K)
 
     def tops(n):
-        return min(n * J, int(math.ceil((n + 14.0 * math.sqrt(n) * sd + y_top(theta_up)) / delta)) + 2), delta
+        # n summands below K: mean n·E ≤ n, 14 sd, and room for two summands near K (a pair of large ones
+        # beyond the window is an event of the size of the dropped j ≥ 2 terms; its mass and moment are
+        # moved to the top node and +∞, as everything beyond a window)
+        return min(n * na, int(math.ceil((n + 14.0 * math.sqrt(n) * sd_a + 2.0 * K) / delta)) + 2), delta
 
-    # one summand: dominating (both directions), dominated for REMOVE (mean ≥ node), for ADD (mean ≤ node)
-    yu, inf_u = upper_y(theta_up, delta, J)
-    pos, wl, wh, ml, mh = fine_cells(theta_lo, 0.5 * delta, 2 * J)
-    yr, _, _ = greedy_merge(pos, wl, wh, ml, mh, False, delta, True, False, 0, J)
-    ya, _, _ = greedy_merge(pos, wl, wh, ml, mh, False, delta, False, False, 0, J)
-    if progress:
-        progress("summands")
-    # REMOVE weighs the upper measure by r: tilted (λ·J ≤ 23 keeps the tilted tail ≤ e²³ × its mass;
-    # λT/Δ ≤ 3 keeps the tilted total ≤ e³); ADD untilted (its P-mass is ν itself)
+    # one summand: the dominating chord on all nodes, split at K (any split of ν⁺ is exact)
+    xs = [_grid_x(np.empty(na), delta)]
+    for s0, sp, nn in bands:
+        xs.append(s0 + np.arange(nn, dtype=np.float64) * sp)
+    xs.append(np.array([bands[-1][0] * 2.0]))
+    x = np.concatenate(xs)
+    nu, m_inf = upper_nodes(theta, x)
+    a_up = nu[:na].copy()
+    b_up = []
+    off = na
+    for i, (s0, sp, nn) in enumerate(bands):
+        v = np.zeros(nn + 1)
+        v[:nn] = nu[off:off + nn]
+        off += nn
+        if i == len(bands) - 1:
+            v[nn] = nu[off]
+        b_up.append(v)
     top_t = tops(T)[0]
-    lam = min(23.0 / max(J, 1), 3.0 * delta / T, 23.0 / top_t)
-    su, m_inf = sum_power(yu, inf_u, T, True, tops, lam)
-    # the ADD copy: the tilted sum's untilted error is ≤ e^{λT/Δ}-times the untilted computation's at small r
-    # (ADD's large losses); when that factor is ≤ e^{1/2} the tilted sum serves ADD too (one power less)
+    lam = min(23.0 / max(na, 1), 3.0 * delta / T, 23.0 / top_t)
+    P_up, infP, F_up, infF = power_pair(a_up, T, True, tops, lam)
     reuse = T == 1 or lam * T / delta <= 0.5
-    sua, _ = (su, m_inf) if reuse else sum_power(yu, inf_u, T, True, tops)
-    sr, _ = sum_power(yr, 0.0, T, False, tops)
-    sa, _ = sum_power(ya, 0.0, T, False, tops)
+    F_upa = F_up if reuse else power_pair(a_up, T, True, tops)[2]
     if progress:
-        progress(f"{T}-fold sums")
+        progress(f"{T}-fold sum, upper")
+    bp, bm, inf_b = _band_terms(P_up, bands, b_up, T, delta, True, True, infP)
+    # the dropped terms j ≥ 2 (Lemma C): mass ≤ C(T,2)y²t^{T−2} at S = 2K, S-moment ≤ T[M_a C(T−1,2)y²t^{T−3}
+    # + M_b (T−1) y t^{T−2}] at +∞ (x, y, M_a, M_b: masses and moments of a⁺, b⁺ rounded up; t ≥ x + y)
+    n_ = len(x) + 8
+    xm = float(a_up.sum()) * (1 + n_ * U)
+    Ma = float((a_up * _grid_x(a_up, delta)).sum()) * (1 + (n_ + 2) * U)
+    ym = sum(float(v.sum()) for v in b_up) * (1 + n_ * U)
+    Mb = 0.0
+    for (s0, sp, nn), v in zip(bands, b_up):
+        Mb += float((v * (s0 + np.arange(len(v)) * sp)).sum())
+    Mb *= 1 + (n_ + 2) * U
+    t = (xm + ym) * (1 + 2 * U)
+    M2 = Mo2 = 0.0
+    if T >= 2:
+        M2 = 0.5 * T * (T - 1) * ym * ym * _pow_up(t, T - 2) * (1 + 8 * U)
+        Mo2 = T * (Ma * 0.5 * (T - 1) * (T - 2) * ym * ym * _pow_up(t, T - 3) + Mb * (T - 1) * ym * _pow_up(t, T - 2))
+        Mo2 *= 1 + 16 * U
+    s_inf = (infF + inf_b + T * m_inf * _pow_up(t, T - 1) + Mo2) * (1 + 8 * U)
+    two_k = np.array([2.0 * K])
+    upper = (np.concatenate([_grid_x(F_up, delta)] + bp + [two_k]), np.concatenate([F_up] + bm + [np.array([M2])]))
+    upper_a = (np.concatenate([_grid_x(F_upa, delta)] + bp + [two_k]),
+               np.concatenate([F_upa] + bm + [np.array([M2])]))
+    return upper, upper_a, s_inf
+
+
+def lower_sums(theta: float, T: int, delta: float, up: bool, progress=None):
+    """A dominated law of S (REMOVE: ``up``, call below; ADD: put below) as atoms (positions, masses): the
+    cells of the Z-line merged onto the nodes (``greedy_merge``), split at K; the terms j ≥ 2 and everything
+    beyond the windows dropped (Lemma C)."""
+    na, bands = _bands(theta, T, delta, LOWER_BUDGET)
+    K = delta * na
+    sd_a = small_sd(theta, K)
+
+    def tops(n):
+        return min(n * na, int(math.ceil((n + 14.0 * math.sqrt(n) * sd_a + K) / delta)) + 2), delta
+
+    yb = [(np.arange(2 * na, dtype=np.float64) + 1.0) * (0.5 * delta)]
+    for s0, sp, nn in bands:
+        yb.append(s0 + (np.arange(2 * nn, dtype=np.float64) + 1.0) * (0.5 * sp))
+    yb.append(np.array([np.inf]))
+    pos, wl, wh, ml, mh = fine_cells_at(theta, np.concatenate(yb))
+    a_lo, _, _ = greedy_merge(pos[:2 * na], wl[:2 * na], wh[:2 * na], ml[:2 * na], mh[:2 * na], False, delta,
+                              up, False, 0, na)
+    b_lo = []
+    off = 2 * na
+    for i, (s0, sp, nn) in enumerate(bands):
+        cnt = 2 * nn + (1 if i == len(bands) - 1 else 0)
+        sl = slice(off, off + cnt)
+        k0 = int(round(s0 / sp))
+        v, _, _ = greedy_merge(pos[sl], wl[sl], wh[sl], ml[sl], mh[sl], False, sp, up, False, k0, k0 + nn)
+        b_lo.append(v)
+        off += cnt
+    P, _, F, _ = power_pair(a_lo, T, False, tops)
+    if progress:
+        progress(f"{T}-fold sum, lower ({'REMOVE' if up else 'ADD'})")
+    bp, bm, _ = _band_terms(P, bands, b_lo, T, delta, False, up, 0.0)
+    return np.concatenate([_grid_x(F, delta)] + bp), np.concatenate([F] + bm)
+
+
+def epoch_sums(theta_up: float, theta_lo: float, T: int, delta: float, delta_lo: float | None = None,
+               progress=None):
+    """(upper atoms for REMOVE, upper atoms for ADD, S-moment at +∞, lower REMOVE atoms, lower ADD atoms) of
+    one epoch; independent of the loss spacing h.  ``delta_lo`` (default Δ): the lower sides' Y-spacing."""
+    dl = delta if delta_lo is None else delta_lo
+    upper, upper_a, s_inf = upper_sums(theta_up, T, delta, progress)
+    return (upper, upper_a, s_inf, lower_sums(theta_lo, T, dl, True, progress),
+            lower_sums(theta_lo, T, dl, False, progress))
+
+
+@njit(cache=True)
+def ratio_atoms_at(x, nu, T: int):
+    """For the atoms of S at the exact floats x ≥ 0 with masses ν: (r = x/T guidance, ln r enclosure lo/hi,
+    P-mass r·ν enclosure lo/hi); the division costs U relative (2U absolute in ln r), the product U."""
+    n = nu.shape[0]
+    r = np.empty(n)
+    llo = np.empty(n)
+    lhi = np.empty(n)
+    plo = np.empty(n)
+    phi = np.empty(n)
+    for j in range(n):
+        v = x[j] / T
+        r[j] = v
+        if not v > 0.0:
+            llo[j] = -np.inf
+            lhi[j] = -np.inf
+            plo[j] = 0.0
+            phi[j] = 0.0
+            continue
+        llo[j] = _log_down(v) - 2.0 * U
+        lhi[j] = _log_up(v) + 2.0 * U
+        p = nu[j] * v
+        plo[j] = p * (1.0 - 4.0 * U)
+        phi[j] = p * (1.0 + 4.0 * U) + 1e-320 if p > 0.0 else 0.0
+    return r, llo, lhi, plo, phi
+
+
+def epoch_grids(theta_up: float, theta_lo: float, T: int, h: float, delta: float, progress=None, sums=None):
+    """Per direction (REMOVE, ADD): (upper Grid, lower Grid) of one balls-and-bins epoch on the loss nodes
+    k·h (module docstring; proof note ``docs/samplers/balls_and_bins.md``).  Δ is the Y-grid spacing (a
+    power of two ≤ 1); ``sums`` = ``epoch_sums(...)`` when already computed (they do not depend on h)."""
+    from . import composition as C
+
+    if sums is None:
+        sums = epoch_sums(theta_up, theta_lo, T, delta, progress)
+    (xu, mu_), (xua, mua), s_inf, (xr, mr), (xl, ml_) = sums
     out = []
     # REMOVE: loss ln r, P-mass r·ν
-    r, llo, lhi, plo, phi = ratio_atoms(su, delta, T)
+    r, llo, lhi, plo, phi = ratio_atoms_at(xu, mu_, T)
     k_lo, k_hi = _range(lhi, phi, h)
     mu, minf = split_upper(lhi, phi, h, k_lo, k_hi)
-    up = C.Grid(mu, k_lo, minf + m_inf / T * (1 + 2 * U))
-    r2, llo2, lhi2, plo2, phi2 = ratio_atoms(sr, delta, T)
-    low, _, _ = greedy_merge(r2[1:], sr[1:], sr[1:], plo2[1:], phi2[1:], True, h, True, True, k_lo, k_hi)
+    up = C.Grid(mu, k_lo, (minf + s_inf / T * (1 + 2 * U)) * (1 + 2 * U))
+    o = np.argsort(xr, kind="stable")
+    xr, mr = xr[o], mr[o]
+    keep = xr > 0
+    r2, llo2, lhi2, plo2, phi2 = ratio_atoms_at(xr[keep], mr[keep], T)
+    low, _, _ = greedy_merge(r2, mr[keep], mr[keep], plo2, phi2, True, h, True, True, k_lo, k_hi)
     out.append((C._trim(up), C._trim(C.Grid(low, k_lo, 0.0))))
     # ADD: loss −ln r, P-mass ν (r = 0: loss +∞)
-    r, llo, lhi, plo, phi = ratio_atoms(sua, delta, T)
-    nu = sua[1:]
-    ell = -llo[1:]
+    r, llo, lhi, plo, phi = ratio_atoms_at(xua, mua, T)
+    pos = xua > 0
+    nu = mua[pos]
+    ell = -llo[pos]
     a_lo, a_hi = _range(ell, nu, h)
     mu, minf = split_upper(ell, nu, h, a_lo, a_hi)
-    up = C.Grid(mu, a_lo, minf + sua[0])
-    r3, llo3, lhi3, plo3, phi3 = ratio_atoms(sa, delta, T)
+    up = C.Grid(mu, a_lo, (minf + float(mua[~pos].sum()) * (1 + (len(mua) + 4) * U)) * (1 + 2 * U))
+    o = np.argsort(xl, kind="stable")
+    xl, ml_ = xl[o], ml_[o]
+    keep = xl > 0
+    r3, llo3, lhi3, plo3, phi3 = ratio_atoms_at(xl[keep], ml_[keep], T)
     # down-mode on the R-nodes e^{k'h}: mean ≤ e^{k'h} ⇔ ADD loss ≥ −k'h; k' ∈ [−a_hi, −a_lo]
-    low, _, _ = greedy_merge(r3[1:], sa[1:], sa[1:], plo3[1:], phi3[1:], True, h, False, False, -a_hi, -a_lo)
-    out.append((C._trim(up), C._trim(C.Grid(low[::-1].copy(), a_lo, sa[0]))))
+    low, _, _ = greedy_merge(r3, ml_[keep], ml_[keep], plo3, phi3, True, h, False, False, -a_hi, -a_lo)
+    zero = float(ml_[~keep].sum()) * (1 - (len(ml_) + 4) * U)
+    out.append((C._trim(up), C._trim(C.Grid(low[::-1].copy(), a_lo, zero))))
     return out
 
 

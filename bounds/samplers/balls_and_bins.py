@@ -15,26 +15,38 @@ from ..mechanisms import Gaussian
 from ._common import check_gaussian, check_int, check_reuse, epoch_thetas
 
 _CACHE: dict = {}
+_SUMS: dict = {}
 MAX_NODES = 1 << 22  # largest grid of the T-fold sum (FFT work space ≈ 0.5 GiB in long double)
+FAST_NODES = 1 << 20  # above this many nodes Δ is coarsened (while Δ/T ≤ h/4) for speed
 
 
-def _spacing(theta: float, T: int, h: float) -> float:
-    """Δ of the Y-grid: a power of two ≤ 1, ≤ sd(Y)/64 (the spread of one summand adds ≤ Δ²/4 of
-    variance), ≤ T·h (R-resolution no coarser than the loss grid), raised until the T-fold sum fits."""
+def _spacing(theta: float, T: int, h: float) -> tuple[float, float]:
+    """(Δ of the upper side's Y-grid, Δ of the lower sides'): powers of two.  Preferred: ≤ 1, ≤ sd(Y)/64 (the
+    spread of one summand adds ≤ Δ²/4 of variance), ≤ T·h (R-resolution no coarser than the loss grid).  The
+    upper side (a chord: mean-preserving, second order) is coarsened for speed while the T-fold sum of the
+    summands below the tail split (Lemma C of the proof note) has more than FAST_NODES nodes, up to
+    Δ ≤ max(1, T/64).  The lower sides (cells collapsed to nodes at or below/above their mean) need Δ well below
+    E[Y] = 1 — the first cell's mean must reach a node —, so Δ_lower ≤ 1/4 (≤ 1/2 when the sum would not fit).
+    These limits do not depend on h for T·h ≥ min(1, sd/64), so one computation serves the refinement levels."""
     from numeric import balls_and_bins as B
 
     sd = B.y_sd(theta)
-    d = min(1.0, sd / 64.0, T * h)
-    d = 2.0 ** math.floor(math.log2(d))
-    need = (T + 14.0 * math.sqrt(T) * sd + B.y_top(theta))
-    while need / d > MAX_NODES or B.y_top(theta) / d > MAX_NODES:
-        d *= 2.0
-    if d > 1.0:
+    d0 = 2.0 ** math.floor(math.log2(min(1.0, sd / 64.0, T * h)))
+    du = d0
+    limit = max(d0, 1.0, 2.0 ** math.floor(math.log2(T / 64.0)))
+    while B.sum_nodes(theta, T, du) > FAST_NODES and du < limit:
+        du *= 2.0
+    dl = min(d0, 0.25)
+    while B.sum_nodes(theta, T, dl, False) > FAST_NODES and dl < 0.5:
+        dl *= 2.0
+    while B.sum_nodes(theta, T, dl, False) > MAX_NODES and dl < 0.5:
+        dl *= 2.0
+    if B.sum_nodes(theta, T, du) > MAX_NODES or B.sum_nodes(theta, T, dl, False) > MAX_NODES:
         raise ValueError(f"balls_and_bins: noise multiplier σ = {1.0 / theta:.4g} with {T} batches is outside what "
-                         f"the linear grid resolves (Y's tail e^(θ²/2 + 6.5θ) = {B.y_top(theta):.3g} would need "
-                         f"more than {MAX_NODES} nodes at spacing 1): a larger σ is needed (small-σ corner "
-                         "not supported yet)")
-    return d
+                         f"the grid resolves (the sum of the {T} summands below the tail split would need more "
+                         f"than {MAX_NODES} nodes at spacings Δ = {du:g} (upper), {dl:g} (lower)): a larger σ or "
+                         "fewer batches is needed")
+    return du, dl
 
 
 @refuses_dask
@@ -80,12 +92,17 @@ class BallsAndBinsRound:
         C = _C()
         tu, tl = self._thetas()
         T = self.steps_per_epoch
-        d = _spacing(tu, T, h)
-        key = (tu, tl, T, h, d)
+        d, dl = _spacing(tu, T, h)
+        key = (tu, tl, T, h, d, dl)
         if key not in _CACHE:
             if len(_CACHE) > 8:
                 _CACHE.clear()
-            _CACHE[key] = B.epoch_grids(tu, tl, T, h, d)
+            # the sums of the T summands do not depend on h: one computation serves every refinement level
+            skey = (tu, tl, T, d, dl)
+            if skey not in _SUMS:
+                _SUMS.clear()  # large (up to ~10⁶ atoms per side): keep the last one only
+                _SUMS[skey] = B.epoch_sums(tu, tl, T, d, dl)
+            _CACHE[key] = B.epoch_grids(tu, tl, T, h, d, sums=_SUMS[skey])
         grids = _CACHE[key]
         return grids[0] if direction == C.REMOVE else grids[1]
 

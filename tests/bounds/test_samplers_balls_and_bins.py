@@ -49,7 +49,9 @@ def _monte_carlo(sigma, T, E, eps, n, seed):
     return max(out[0][0], out[1][0]), max(out[0][1], out[1][1])
 
 
-@pytest.mark.parametrize("sigma,T,E,eps", [(1.0, 10, 3, 1.5), (0.7, 4, 2, 2.0), (1.5, 8, 5, 0.5)])
+@pytest.mark.parametrize("sigma,T,E,eps", [(1.0, 10, 3, 1.5), (0.7, 4, 2, 2.0), (1.5, 8, 5, 0.5),
+                                            # the small-σ corner (tail split of the proof note, Lemma C)
+                                            (0.35, 8, 1, 2.0), (0.35, 4, 2, 2.0)])
 def test_monte_carlo_overlaps(sigma, T, E, eps):
     lo, hi = _monte_carlo(sigma, T, E, eps, 200_000, 20261201)
     assert lo >= 1e-3  # the MC interval is informative at this δ
@@ -79,6 +81,15 @@ def test_monotone_in_sigma_T_E_eps():
     assert (many.lower <= many.upper).all()
 
 
+def test_small_sigma_corner_monotone_and_ordered():
+    # σ = 0.35 (Y's tail e^{θ²/2 + 6.5θ} ≈ 7e9: the tail split) against σ = 0.4, and in ε
+    eps = [1.0, 2.0, 4.0]
+    a = bounds.compose([(balls_and_bins(_g(0.35), 8), 1)], tolerance=1e-2).delta(eps)
+    b = bounds.compose([(balls_and_bins(_g(0.4), 8), 1)], tolerance=1e-2).delta(eps)
+    assert (b.upper < a.lower).all()
+    assert (np.diff(a.upper) < 0).all() and (np.diff(a.lower) < 0).all() and (a.lower <= a.upper).all()
+
+
 def test_heterogeneous_pipeline():
     # two epochs of balls-and-bins, then 20 Poisson-sampled fine-tuning steps: composes, and lies between
     # the two parts alone
@@ -106,6 +117,7 @@ def test_bad_input():
         with pytest.raises(ValueError, match="epochs"):
             balls_and_bins(g, 10, bins="fixed", epochs=bad)
     assert balls_and_bins(g, np.int64(7)).steps_per_epoch == 7
-    # the small-σ corner is refused by name when the composition is built (not a silent, meaningless band)
-    with pytest.raises(ValueError, match="noise multiplier σ = 0.35"):
-        bounds.compose([(balls_and_bins(_g(0.35), 1000), 1)]).epsilon(1e-6)
+    # beyond the small-σ corner the grid does not fit: refused by name when the composition is built (not a
+    # silent, meaningless band)
+    with pytest.raises(ValueError, match="noise multiplier σ = 0.2 with 1000 batches"):
+        bounds.compose([(balls_and_bins(_g(0.2), 1000), 1)]).epsilon(1e-6)

@@ -45,3 +45,71 @@ def test_one_summand_orders(theta, delta):
         assert _put(nodes, low_a, k) <= float(p) * (1 + 1e-12) + 1e-300
         # and all three are close (second order in Δ)
         assert _call(nodes, up, k, inf) - _call(nodes, low_r, k) <= 0.05 * delta
+
+
+def test_chord_on_banded_nodes_dominates():
+    # Lemma B on the nodes the tail split uses (Δ-grid below K, then dyadic bands of coarser spacing)
+    theta, delta = 1.5, 2.0 ** -5
+    na, bands = B._bands(theta, 2, delta)
+    x = np.concatenate([np.arange(na) * delta] + [s0 + np.arange(nn) * sp for s0, sp, nn in bands]
+                       + [np.array([bands[-1][0] * 2.0])])
+    assert len(bands) >= 2 and bands[-1][1] > delta  # the bands really are coarser
+    up, inf = B.upper_nodes(theta, x)
+    assert abs(up.sum() - 1) < 1e-9
+    for k in (0.0, 0.05, 0.5, 1.0, 3.0, 0.5 * na * delta, na * delta * 1.37, bands[-1][0] * 1.1):
+        c = _exact_call(k, theta)
+        p = c - 1 + k
+        assert _call(x, up, k, inf) >= float(c) * (1 - 1e-12) - 1e-300
+        assert _put(x, up, k) >= float(p) * (1 - 1e-12) - 1e-15
+
+
+def test_coarsen_upper_is_a_mean_preserving_split():
+    rng = np.random.default_rng(7)
+    p = rng.random(1001)
+    for shift in (1, 3, 6):
+        c = B.coarsen_upper(p, shift)
+        q = np.arange(len(c)) * 2.0 ** shift
+        # exact mass and mean (up to the rounding up), and every coarse atom only where the fine ones were
+        assert c.sum() >= p.sum() and c.sum() - p.sum() <= 1e-12 * p.sum()
+        assert abs((c * q).sum() - (p * np.arange(1001)).sum()) <= 1e-9 * (p * np.arange(1001)).sum()
+        # convex order: call functions above at every node of the fine grid
+        for k in (0.0, 10.5, 333.0, 999.0):
+            assert (c * np.maximum(q - k, 0)).sum() >= (p * np.maximum(np.arange(1001) - k, 0)).sum() * (1 - 1e-12)
+
+
+def _exact_call_sum2(k, theta):
+    # E[(Y1 + Y2 − k)₊] for two independent log-normals (E Y = 1): ∫ call_Y(k − y) dF(y), the inner call in
+    # closed form (Black–Scholes; = 1 − (k − y) for k − y ≤ 0), the outer integral by mpmath quadrature (30 digits)
+    with mp.workdps(30):
+        t = mp.mpf(theta)
+
+        def inner(z):
+            y = mp.exp(t * z - t * t / 2)
+            return _exact_call(k - y, theta) * mp.npdf(z)
+
+        if k <= 0:
+            return mp.mpf(2) - k
+        zk = (mp.log(k) + t * t / 2) / t
+        return mp.quad(inner, [-mp.inf, zk - 3, zk, zk + 3, mp.inf])
+
+
+@pytest.mark.parametrize("theta", [1.5, 2.5])
+def test_tail_split_two_summands_against_quadrature(theta):
+    # Lemma C at T = 2: the upper atoms' call and put functions (with the weight at +∞) lie above the exact ones
+    # of Y1 + Y2, the lower REMOVE atoms' call below, the lower ADD atoms' put below (mpmath, 30 digits)
+    T, delta = 2, 2.0 ** -4
+    (xu, mu), _, s_inf = B.upper_sums(theta, T, delta)
+    xr, mr = B.lower_sums(theta, T, delta, True)
+    xa, ma = B.lower_sums(theta, T, delta, False)
+    na, bands = B._bands(theta, T, delta)
+    assert len(bands) >= 1
+    for k in (0.5, 1.0, 2.0, 4.0, 10.0, 0.9 * na * delta, 1.5 * na * delta, 4.0 * na * delta):
+        c = float(_exact_call_sum2(k, theta))
+        p = c - 2.0 + k  # mass 1, mean 2
+        cu = float((mu * np.maximum(xu - k, 0)).sum()) + s_inf
+        pu = float((mu * np.maximum(k - xu, 0)).sum())
+        cr = float((mr * np.maximum(xr - k, 0)).sum())
+        pa = float((ma * np.maximum(k - xa, 0)).sum())
+        assert cu >= c * (1 - 1e-9) and pu >= p * (1 - 1e-9) - 1e-12, (k, cu, c, pu, p)
+        assert cr <= c * (1 + 1e-9) and pa <= p * (1 + 1e-9) + 1e-12, (k, cr, c, pa, p)
+        assert cu - cr <= 2e-2 * c + 1e-9  # and close
