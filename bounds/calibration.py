@@ -29,7 +29,7 @@ upper bound meets the budget, and σ⁻ within ``rtol`` of the largest σ whose 
 This is shown either by an evaluated bracket (a σ within ``rtol`` below σ⁺ that is not certified, resp. above σ⁻
 that is not proven to violate) or — to save a composition — by the secant root of the certified values at two
 evaluated σ that bracket it, at most 32·rtol apart (ln value is smooth in ln σ: the interpolation error over
-such a span is ≈ 1e-3·rtol at the slopes measured), with σ⁺ within rtol/2 of that root.  The gap σ⁺ − σ⁻ is
+such a span is ≈ 1e-3·rtol at the slopes measured), with σ⁺ within 0.9·rtol of that root.  The gap σ⁺ − σ⁻ is
 therefore the width of the certified sandwich (translated to σ) plus at most 2·rtol·σ⁺; the certified width
 itself is set by the composition's ``tolerance``.
 """
@@ -51,6 +51,7 @@ SIGMA_MIN = 1e-2  # the noise multipliers searched (dpsgd_noise_multiplier's doc
 SIGMA_MAX = 1e4
 MAX_CERTIFIED = 40  # certified compositions per search (a bound on the work; measured: 3–6 are needed)
 INTERPOLATION_SPAN = 32.0  # a bracket of at most 32·rtol may close a side by interpolation (module docstring)
+ACCEPT = 0.9  # ... when the side's σ lies within 0.9·rtol of the interpolated crossing
 COARSE = 8.0  # dpsgd_noise_multiplier's locating grid: 8× the certified spacing (≈ 1/8 of its nodes)
 
 
@@ -316,7 +317,7 @@ class _Search:
             return a, b, True
         if b - a <= INTERPOLATION_SPAN * self.step:
             r = _secant((a, self.points[a][1]), (b, self.points[b][1]), self.level)
-            if r is not None and b - r <= self.step / 2:
+            if r is not None and b - r <= ACCEPT * self.step:
                 return a, b, True
         return a, b, False
 
@@ -334,13 +335,15 @@ class _Search:
             return c, d, True
         if d - c <= INTERPOLATION_SPAN * self.step:
             r = _secant((c, self.points[c][0]), (d, self.points[d][0]), self.level)
-            if r is not None and r - c <= self.step / 2:
+            if r is not None and r - c <= ACCEPT * self.step:
                 return c, d, True
         return c, d, False
 
     def certify(self, x: float) -> tuple[float, float]:
         """(σ⁻, σ⁺) from certified evaluations, starting at ln σ = x."""
-        m = 0.25 * self.step  # aim this far beside an estimated root
+        # aim this far beside an estimated root: inside the accepted window (0.9·rtol) with room for the
+        # prediction's error both ways, nearer the crossing than its middle (a narrower σ bracket)
+        m = 0.3 * self.step
         lo_lim, hi_lim = math.log(SIGMA_MIN), math.log(SIGMA_MAX)
         lower_tries = 0
         self._certify(min(max(x, lo_lim), hi_lim))
@@ -357,7 +360,7 @@ class _Search:
                 break  # sound, if not as tight as asked
             if not up_done:
                 ru = self._root(1, b if b is not None else last)
-                if b is None or b - ru > self.step / 2:
+                if b is None or b - ru > ACCEPT * self.step:
                     aim = ru + m  # need a certified σ close above the root
                     if b is None and self.points and max(self.points) >= aim:
                         aim = max(self.points) + math.log(2.0)  # certified nowhere yet: move up
@@ -372,7 +375,7 @@ class _Search:
             else:
                 lower_tries += 1
                 rl = self._root(0, c if c is not None else b)
-                if c is None or rl - c > self.step / 2:
+                if c is None or rl - c > ACCEPT * self.step:
                     aim = rl - m
                     if c is None and self.points and min(self.points) <= aim:
                         aim = min(self.points) - math.log(2.0)
