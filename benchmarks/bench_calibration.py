@@ -4,7 +4,8 @@ same library primitives) and after (``bounds.calibration``), side by side in one
 compositions, the cost of each, and the σ bracket; dp_accounting's ``calibrate_dp_mechanism`` (PLD, float64,
 not certified) beside the Poisson case when it is installed.
 
-Run: ``PYTHONPATH=$PWD python benchmarks/bench_calibration.py [poisson] [balls-and-bins] [--no-before]``
+Run: ``PYTHONPATH=$PWD python benchmarks/bench_calibration.py [poisson] [balls-and-bins] [--no-before]
+[--no-after]``
 (CPU seconds from time.process_time: wall clock on a shared machine is polluted by other processes; the numba
 kernels are warmed up first, so compile time is not counted).
 """
@@ -168,6 +169,7 @@ def run(label, fn, *args):
 def main(argv):
     cases = [a for a in argv if not a.startswith("--")] or ["poisson", "balls-and-bins"]
     before = "--no-before" not in argv
+    after = "--no-after" not in argv
     # warm-up (compilation and cache loading, not counted)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -178,10 +180,11 @@ def main(argv):
     print(f"CIFAR-10: ε = {EPS}, δ = {DELTA}, q = {BATCH}/{N}, T = {STEPS} steps ({EPOCHS} epochs of {STEPS // EPOCHS})")
     if "poisson" in cases:
         print("Poisson (target ≤ 10 s):")
-        new = run("after  (bounds.calibration)", poisson_after)
+        new = run("after  (bounds.calibration)", poisson_after) if after else None
         if before:
             old = run("before (boolean bisection)", poisson_before)
-            print(f"  ratio before/after: {old / new:.1f}×")
+            if new:
+                print(f"  ratio before/after: {old / new:.1f}×")
         t = time.process_time()
         sigma = dp_accounting_poisson()
         if sigma is not None:
@@ -189,10 +192,11 @@ def main(argv):
                   f"{time.process_time() - t:.1f} s")
     if "balls-and-bins" in cases:
         print("balls-and-bins, fresh bins every epoch (target ≤ 60 s):")
-        new = run("after  (bounds.calibration)", sampler_after, "balls_and_bins")
+        new = run("after  (bounds.calibration)", sampler_after, "balls_and_bins") if after else None
         if before:
             old = run("before (CLI bisection)", sampler_before, "balls_and_bins")
-            print(f"  ratio before/after: {old / new:.1f}×")
+            if new:
+                print(f"  ratio before/after: {old / new:.1f}×")
 
 
 if __name__ == "__main__":

@@ -74,6 +74,15 @@ class CalibrationStep(NamedTuple):
     done : bool
         False when the evaluation is announced (``lower`` = 0, ``upper`` = inf, no time yet: a progress line can
         show the σ being tried), True when it is finished.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> seen = []
+    >>> s = bounds.dpsgd_noise_multiplier(2.0, 1e-5, 0.05, 100, tolerance=1e-2, progress=seen.append)
+    >>> last = [step for step in seen if step.done and step.stage == "certified"][-1]
+    >>> last.noise_multiplier in (s.lower, s.upper), last.lower <= last.upper
+    (True, True)
     """
 
     stage: str
@@ -691,8 +700,8 @@ def sampler_noise_multiplier(epsilon: float, delta: float, *, sampler: str, epoc
     sampler : {"poisson", "balls_and_bins", "random_allocation", "fixed_size", "cyclic"}
         The batch sampler's word (``bounds.samplers.SAMPLERS``; "shuffle" is refused: only its lower side is
         certified).
-    epochs, steps_per_epoch, batch_size, dataset_size, adjacency, selected, rate
-        As for :func:`bounds.samplers.sampler_composition` (T = ``steps_per_epoch`` or ⌈n/b⌉).
+    epochs, steps_per_epoch, batch_size, dataset_size, adjacency, selected, rate : int, str or float
+        As for :func:`bounds.samplers.sampler_composition` (T = ``steps_per_epoch`` or ⌈n/b⌉; E epochs).
     tolerance : float
         Passed to :func:`bounds.compose` (the certified ε width).
     rtol : float
@@ -717,7 +726,7 @@ def sampler_noise_multiplier(epsilon: float, delta: float, *, sampler: str, epoc
     >>> import bounds
     >>> s = bounds.sampler_noise_multiplier(2.0, 1e-5, sampler="cyclic", epochs=3, steps_per_epoch=10,
     ...                                     tolerance=1e-2)
-    >>> s.lower < 1.4342 <= s.upper and s.upper / s.lower - 1 < 2e-3   # exact: Gaussian at θ√3, δ(2) = 1e-5
+    >>> s.lower < 3.4533845 < s.upper and s.upper / s.lower - 1 < 1e-3  # exact σ 3.45338445… (θ√3; mpmath)
     True
     """
     from .samplers.wiring import ADJACENCY, sampler_steps
