@@ -112,6 +112,14 @@ def _secant(p: tuple[float, float], r: tuple[float, float], level: float) -> flo
     return x if math.isfinite(x) else None
 
 
+def _dyadic(sigma: float) -> float:
+    """σ rounded to 30 significant bits (exact operations only: frexp, a product by a power of two, round,
+    ldexp).  The search aims with libm's exp and log; rounding the aim makes the σ evaluated — and returned —
+    independent of those functions' last bits (except within 2⁻²² of a rounding boundary), and short to print."""
+    m, e = math.frexp(sigma)
+    return math.ldexp(round(m * 2.0 ** 30), e - 30)
+
+
 def _gdp_sigma(epsilon: float, delta: float, rate: float, steps: int) -> float:
     """An uncertified starting σ: the μ-GDP (central-limit) approximation of Poisson-subsampled Gaussian
     steps, μ = q·√(T·(e^{1/σ²} − 1)) (Bu, Dong, Long, Su 2020), δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2),
@@ -157,6 +165,7 @@ class _Search:
         self.progress = progress
         self.loose = loose  # what the budget is, for the messages
         self.points: dict[float, tuple[float, float]] = {}  # ln σ → (ln lower, ln upper), certified
+        self.sigma: dict[float, float] = {}  # ln σ → the σ evaluated there (returned as is)
         self.slope: float | None = None  # d ln value / d ln σ from the estimate
         self.steps: list[CalibrationStep] = []
 
@@ -173,7 +182,7 @@ class _Search:
 
     def _estimate(self, x: float) -> float:
         """ln of the estimate's geometric midpoint at σ = e^x (+inf where unresolved: too little noise)."""
-        sigma = math.exp(x)
+        sigma = _dyadic(math.exp(x))
         self._announce("locate", sigma)
         t = time.process_time()
         try:
@@ -185,23 +194,30 @@ class _Search:
         return b if a == -math.inf else 0.5 * (a + b)
 
     def _certify(self, x: float) -> tuple[float, float]:
+        sigma = _dyadic(math.exp(x))
+        x = math.log(sigma)  # the point is keyed by the σ actually evaluated
         if x in self.points:
             return self.points[x]
-        sigma = math.exp(x)
         self._announce("certified", sigma)
         t = time.process_time()
         try:
             lo, hi = self.certified_at(sigma)
         except _Unresolved:
             if self._best_certified() is not None and x < self._best_certified():
-                best = math.exp(self._best_certified())
+                best = self.sigma[self._best_certified()]
                 raise ValueError(f"{self.function}: the budget {self.loose} is so loose that the noise multiplier "
                                  f"it needs lies below σ = {sigma!r}, where the composition's privacy-loss range is "
                                  f"too wide for the grid; σ = {best!r} is certified to meet it") from None
             lo, hi = 0.0, math.inf  # not certified, not proven to violate: the search moves up
         self._record("certified", sigma, lo, hi, time.process_time() - t)
         self.points[x] = (_ln(lo), _ln(hi))
+        self.sigma[x] = sigma
         return self.points[x]
+
+    @staticmethod
+    def _key(x: float) -> float:
+        """The key of the point an aim at ln σ = x evaluates (σ rounded by :func:`_dyadic`)."""
+        return math.log(_dyadic(math.exp(min(max(x, -745.0), 709.0))))
 
     def _best_certified(self) -> float | None:
         ok = [x for x, (_, u) in self.points.items() if u <= self.level]
@@ -394,12 +410,12 @@ class _Search:
                     aim = rl + m
                     if d is not None and not c < aim < d:
                         aim = 0.5 * (c + d)
-            if aim in self.points:  # numerical standstill: bisect the open bracket instead
+            if self._key(aim) in self.points:  # numerical standstill: bisect the open bracket instead
                 pair = (a, b) if not up_done else (c, d)
                 if pair[0] is None or pair[1] is None:
                     break
                 aim = 0.5 * (pair[0] + pair[1])
-                if aim in self.points:
+                if self._key(aim) in self.points:
                     break
             if aim > hi_lim:
                 if b is None:
@@ -417,11 +433,10 @@ class _Search:
         c, _, _ = self._lower_state()
         if b is None:
             raise ValueError(f"{self.function}: no noise multiplier was certified to meet the budget {self.loose}")
-        return (math.exp(c) if c is not None else 0.0), math.exp(b)
+        return (self.sigma[c] if c is not None else 0.0), self.sigma[b]
 
     def run(self) -> Sandwich:
-        # σ = e^x is computed once per x (the same float every time): the σ returned are the σ evaluated
-        return Sandwich(*self.certify(self.locate()))
+        return Sandwich(*self.certify(self.locate()))  # σ as evaluated, each certified by its own composition
 
 
 # ----------------------------------------------------------------------------------------------------
