@@ -155,7 +155,8 @@ def test_sampler_sigma_is_monotone_in_epsilon_and_epochs():
 BAD = [
     (dict(epsilon=math.nan), "epsilon"), (dict(epsilon=math.inf), "epsilon"), (dict(epsilon=0.0), "epsilon"),
     (dict(epsilon=-1.0), "epsilon"), (dict(epsilon=True), "epsilon"), (dict(epsilon="2"), "epsilon"),
-    (dict(epsilon=10 ** 400), "epsilon"), (dict(epsilon=1 + 0j), "epsilon"),
+    (dict(epsilon=10 ** 400), "epsilon"), (dict(epsilon=1 + 0j), "epsilon"), (dict(epsilon=2 ** 53 + 1), "epsilon"),
+    (dict(epsilon=np.array([])), "epsilon"), (dict(epsilon=None), "epsilon"),
     (dict(delta=0.0), "delta"), (dict(delta=1.0), "delta"), (dict(delta=math.nan), "delta"),
     (dict(delta="1e-5"), "delta"), (dict(delta=np.array([1e-5, 1e-6])), "delta"),
     (dict(epochs=0), "epochs"), (dict(epochs=2.5), "epochs"), (dict(epochs=True), "epochs"),
