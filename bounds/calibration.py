@@ -166,6 +166,7 @@ class _Search:
         self.loose = loose  # what the budget is, for the messages
         self.points: dict[float, tuple[float, float]] = {}  # ln σ → (ln lower, ln upper), certified
         self.sigma: dict[float, float] = {}  # ln σ → the σ evaluated there (returned as is)
+        self.unresolved_below = False  # the lower side's search reached σ the grid cannot resolve
         self.slope: float | None = None  # d ln value / d ln σ from the estimate
         self.steps: list[CalibrationStep] = []
 
@@ -193,7 +194,7 @@ class _Search:
         a, b = _ln(lo), _ln(hi)
         return b if a == -math.inf else 0.5 * (a + b)
 
-    def _certify(self, x: float) -> tuple[float, float]:
+    def _certify(self, x: float, lower_side: bool = False) -> tuple[float, float]:
         sigma = _dyadic(math.exp(x))
         x = math.log(sigma)  # the point is keyed by the σ actually evaluated
         if x in self.points:
@@ -203,12 +204,14 @@ class _Search:
         try:
             lo, hi = self.certified_at(sigma)
         except _Unresolved:
-            if self._best_certified() is not None and x < self._best_certified():
+            if not lower_side and self._best_certified() is not None and x < self._best_certified():
                 best = self.sigma[self._best_certified()]
                 raise ValueError(f"{self.function}: the budget {self.loose} is so loose that the noise multiplier "
                                  f"it needs lies below σ = {sigma!r}, where the composition's privacy-loss range is "
                                  f"too wide for the grid; σ = {best!r} is certified to meet it") from None
-            lo, hi = 0.0, math.inf  # not certified, not proven to violate: the search moves up
+            # not certified, not proven to violate: the upper search moves up; the lower search stops here
+            lo, hi = 0.0, math.inf
+            self.unresolved_below = self.unresolved_below or lower_side
         self._record("certified", sigma, lo, hi, time.process_time() - t)
         self.points[x] = (_ln(lo), _ln(hi))
         self.sigma[x] = sigma
@@ -376,7 +379,7 @@ class _Search:
         while True:
             a, b, up_done = self._upper_state()
             c, d, low_done = self._lower_state()
-            if up_done and (low_done or lower_tries >= 6):
+            if up_done and (low_done or lower_tries >= 6 or self.unresolved_below):
                 break
             if len(self.points) >= MAX_CERTIFIED:
                 if b is None:
@@ -427,7 +430,7 @@ class _Search:
                     break
                 raise ValueError(f"{self.function}: the budget {self.loose} is so loose that even σ = {SIGMA_MIN} "
                                  f"meets it; noise multipliers below {SIGMA_MIN} are outside the supported range")
-            self._certify(aim)
+            self._certify(aim, lower_side=up_done)
             last = aim
         _, b, _ = self._upper_state()
         c, _, _ = self._lower_state()
