@@ -166,6 +166,7 @@ class _Search:
         self.loose = loose  # what the budget is, for the messages
         self.points: dict[float, tuple[float, float]] = {}  # ln σ → (ln lower, ln upper), certified
         self.sigma: dict[float, float] = {}  # ln σ → the σ evaluated there (returned as is)
+        self.raw: dict[float, tuple[float, float]] = {}  # ln σ → (lower, upper) as certified
         self.unresolved_below = False  # the lower side's search reached σ the grid cannot resolve
         self.slope: float | None = None  # d ln value / d ln σ from the estimate
         self.steps: list[CalibrationStep] = []
@@ -214,6 +215,7 @@ class _Search:
             self.unresolved_below = self.unresolved_below or lower_side
         self._record("certified", sigma, lo, hi, time.process_time() - t)
         self.points[x] = (_ln(lo), _ln(hi))
+        self.raw[x] = (lo, hi)
         self.sigma[x] = sigma
         return self.points[x]
 
@@ -222,8 +224,16 @@ class _Search:
         """The key of the point an aim at ln σ = x evaluates (σ rounded by :func:`_dyadic`)."""
         return math.log(_dyadic(math.exp(min(max(x, -745.0), 709.0))))
 
+    # the decisions compare the certified values themselves with the target (ln rounds: ln u ≤ ln target
+    # can hold for a u one ulp above the target); the logarithms only steer the search
+    def _certified(self, x: float) -> bool:
+        return self.raw[x][1] <= self.target
+
+    def _violates(self, x: float) -> bool:
+        return self.raw[x][0] > self.target
+
     def _best_certified(self) -> float | None:
-        ok = [x for x, (_, u) in self.points.items() if u <= self.level]
+        ok = [x for x in self.points if self._certified(x)]
         return min(ok) if ok else None
 
     # -- stage 1: locate (uncertified) ------------------------------------------------------------------
@@ -337,7 +347,7 @@ class _Search:
         b = self._best_certified()
         if b is None:
             return None, None, False
-        below = [x for x, (_, u) in self.points.items() if x < b and u > self.level]
+        below = [x for x in self.points if x < b and not self._certified(x)]
         if not below:
             return None, b, False
         a = max(below)
@@ -351,11 +361,11 @@ class _Search:
 
     def _lower_state(self) -> tuple[float | None, float | None, bool]:
         """(c, d, done): c = largest ln σ proven to violate, d = least evaluated ln σ above c not proven."""
-        bad = [x for x, (lo, _) in self.points.items() if lo > self.level]
+        bad = [x for x in self.points if self._violates(x)]
         if not bad:
             return None, None, False
         c = max(bad)
-        above = [x for x, (lo, _) in self.points.items() if x > c and not lo > self.level]
+        above = [x for x in self.points if x > c and not self._violates(x)]
         if not above:
             return c, None, False
         d = min(above)

@@ -198,3 +198,24 @@ def test_old_import_path_still_works():
     assert dpsgd_noise_multiplier is bounds.dpsgd_noise_multiplier and dpsgd_max_steps is bounds.dpsgd_max_steps
     with pytest.raises(AttributeError):
         bounds.composition.no_such_name  # noqa: B018
+
+
+def test_search_decides_on_the_certified_values_not_their_logarithms():
+    """ln rounds: ln(nextafter(1e-5)) == ln(1e-5).  A synthetic certified sandwich that sits one ulp above the
+    target on a whole interval of σ must not be taken as meeting it there (the search steers with logarithms,
+    but decides with the values)."""
+    target, s0 = 1e-5, 1.0
+    above = float(np.nextafter(target, 1.0))
+    assert math.log(above) == math.log(target)
+
+    def certified(sigma):
+        if s0 <= sigma <= s0 * 1.01:
+            return 0.9 * above, above  # one ulp above the target: NOT certified
+        f = target * (s0 / sigma) ** 30
+        return 0.9 * f, f
+
+    s = calibration._Search("test", certified, target, rtol=1e-3, estimate=None, start=0.9, progress=None,
+                            loose="(test)")
+    lo, hi = s.run()
+    assert certified(hi)[1] <= target and certified(lo)[0] > target
+    assert not s0 <= hi <= s0 * 1.01
