@@ -219,3 +219,16 @@ def test_search_decides_on_the_certified_values_not_their_logarithms():
     lo, hi = s.run()
     assert certified(hi)[1] <= target and certified(lo)[0] > target
     assert not s0 <= hi <= s0 * 1.01
+
+
+@pytest.mark.parametrize("words", [
+    dict(sampler="random_allocation", epochs=2, steps_per_epoch=10, selected=2),  # loose lower side
+    dict(sampler="fixed_size", epochs=2, batch_size=10, dataset_size=100),  # replace-one, loose upper side
+])
+def test_sampler_sigma_is_sound_where_a_side_is_loose(words):
+    s = bounds.sampler_noise_multiplier(2.0, 1e-5, tolerance=1e-2, **words)
+    up, _ = sampler_composition(noise_multiplier=s.upper, tolerance=1e-2, **words)
+    assert up.epsilon(1e-5).upper <= 2.0
+    if s.lower > 0:
+        down, _ = sampler_composition(noise_multiplier=s.lower, tolerance=1e-2, **words)
+        assert down.epsilon(1e-5).lower > 2.0
