@@ -12,13 +12,13 @@ steps T = epochs · ⌈dataset size / batch size⌉ (the expected batch is the b
 steps as a loader with that batch size yields), calibrated by ``bounds.dpsgd_noise_multiplier`` /
 ``bounds.dpsgd_max_steps``.  ``balls-and-bins``, ``random-allocation``, ``fixed-size`` and ``cyclic``: T =
 ⌈dataset size / batch size⌉ steps per epoch (fixed-size: E·T steps of b of n), the composition of
-``bounds.samplers.sampler_composition``, σ found by a bisection (:func:`bisect_noise_multiplier`) that returns
-σ⁺ whose certified *upper* ε is ≤ the target (safe) and σ⁻ whose certified *lower* ε exceeds it.  ``shuffle`` is
+``bounds.samplers.sampler_composition``, σ found by ``bounds.sampler_noise_multiplier`` (the library's search:
+σ⁺ whose certified *upper* ε is ≤ the target (safe) and σ⁻ whose certified *lower* ε exceeds it).  ``shuffle`` is
 refused: only a lower side is certified for shuffled batches (no σ can be certified safe except through the
 cyclic bound — use ``--sampler cyclic`` for that).
 
-A progress line (the σ being tried, elapsed time) is drawn on stderr when it is a terminal.  ``--json`` is
-strict JSON.  Exit status 0, or 2 for bad input (an unknown sampler included).
+A progress line (the σ being tried, certified or only steering the search, and the elapsed time) is drawn on
+stderr when it is a terminal.  ``--json`` is strict JSON.  Exit status 0, or 2 for bad input (an unknown sampler included).
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class Sampler:
     """How a batch sampler is calibrated from the shell.
 
     ``convention(batch_size, dataset_size, epochs)`` → (rate, steps, text stating the convention);
-    ``noise_multiplier(epsilon, delta, rate, steps, tolerance)`` and ``max_steps(epsilon, delta, rate,
+    ``noise_multiplier(epsilon, delta, rate, steps, tolerance, progress)`` and ``max_steps(epsilon, delta, rate,
     noise_multiplier, tolerance)`` → ``bounds.Sandwich`` (certified)."""
 
     name: str
@@ -46,7 +46,7 @@ class Sampler:
     convention: Callable[[int, int, int], tuple[float, int, str]]
     noise_multiplier: Callable[..., Any] | None
     max_steps: Callable[..., Any] | None = None
-    word: str | None = None  # bounds.samplers word: σ by bisection on sampler_composition (needs b, n, E)
+    word: str | None = None  # bounds.samplers word: σ by bounds.sampler_noise_multiplier (needs b, n, E)
     refusal: str | None = None  # why σ cannot be calibrated for this sampler
 
 
@@ -58,10 +58,11 @@ def _poisson_convention(batch_size: int, dataset_size: int, epochs: int) -> tupl
                                       f"{epochs * per_epoch}")
 
 
-def _poisson_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int, tolerance: float) -> Any:
+def _poisson_noise_multiplier(epsilon: float, delta: float, rate: float, steps: int, tolerance: float,
+                              progress: Any = None) -> Any:
     import bounds
 
-    return bounds.dpsgd_noise_multiplier(epsilon, delta, rate, steps, tolerance=tolerance)
+    return bounds.dpsgd_noise_multiplier(epsilon, delta, rate, steps, tolerance=tolerance, progress=progress)
 
 
 def _poisson_max_steps(epsilon: float, delta: float, rate: float, sigma: float, tolerance: float) -> Any:
@@ -77,85 +78,23 @@ def _epoch_convention(batch_size: int, dataset_size: int, epochs: int) -> tuple[
             f"{epochs} epochs = {epochs * per_epoch} steps")
 
 
-def bisect_noise_multiplier(epsilon: float, delta: float, *, sampler: str, epochs: int, batch_size: int,
-                            dataset_size: int, adjacency: str | None = None, selected: int = 1,
-                            tolerance: float = 1e-3, rtol: float = 1e-3,
-                            progress: Any = None) -> tuple[float, float, int]:
-    """(σ⁻, σ⁺, evaluations): σ⁺ is a noise multiplier at which the certified *upper* ε(δ) of
-    ``sampler_composition`` is ≤ ``epsilon`` (training with σ⁺, or any larger σ, is (ε, δ)-DP: more noise is
-    post-processing), and σ⁻ one at which the certified *lower* ε(δ) exceeds ``epsilon`` (σ⁻ provably violates
-    the budget, and so does every smaller σ), or 0.0 when no evaluated σ was certified to violate it.  Bisection
-    in log σ on "certified upper ε ≤ target" from σ = 1 (bracket grown by ×1.5), a secant step in (log σ, log ε)
-    aimed just beside the estimated root (safeguarded by the geometric midpoint), until the bracket's relative
-    width is ≤ ``rtol``.  The search only ever reports σ it evaluated: soundness rests on the certified
-    sandwiches, not on the search."""
-    from bounds.samplers import sampler_composition
+class _Told:
+    """A ``progress`` callback for the library's calibrations: draws each evaluation on the progress line and
+    counts the certified ones."""
 
-    if not (isinstance(epsilon, float) and math.isfinite(epsilon) and epsilon > 0):
-        raise UsageError(f"--epsilon {epsilon!r} must be a finite ε > 0")
-    if not (isinstance(delta, float) and 0.0 < delta < 1.0):
-        raise UsageError(f"--delta {delta!r} must lie in (0, 1)")
-    count = 0
-    seen: dict[float, tuple[float, float]] = {}
+    def __init__(self, progress: Any) -> None:
+        self.progress, self.certified, self.located = progress, 0, 0
 
-    def eps_at(sigma: float) -> tuple[float, float]:
-        nonlocal count
-        if sigma in seen:
-            return seen[sigma]
-        count += 1
-        if progress is not None:
-            progress.update(f"evaluation {count}: σ = {sigma:.6g}")
-        comp, _ = sampler_composition(sampler=sampler, noise_multiplier=sigma, epochs=epochs, batch_size=batch_size,
-                                      dataset_size=dataset_size, adjacency=adjacency, selected=selected,
-                                      tolerance=tolerance)
-        e = comp.epsilon(delta)
-        seen[sigma] = (float(e.lower), float(e.upper))
-        return seen[sigma]
-
-    # the search runs on the safe predicate "certified upper ε ≤ target": a = largest σ seen where it fails,
-    # hi = smallest σ seen where it holds; lo (σ⁻) = largest σ seen whose certified LOWER ε exceeds the target
-    a = hi = lo = None
-    sigma = 1.0
-    while a is None or hi is None:  # grow the bracket by factors of 1.5 (small σ are the expensive ones)
-        if sigma < 2.0 ** -20 or sigma > 2.0 ** 20:
-            raise UsageError(f"no noise multiplier in [2^-20, 2^20] brackets ε = {epsilon!r} at δ = {delta!r}")
-        e_lo, e_hi = eps_at(sigma)
-        if e_lo > epsilon:
-            lo = sigma if lo is None else max(lo, sigma)
-        if e_hi <= epsilon:
-            hi = sigma
-            sigma /= 1.5
+    def __call__(self, step: Any) -> None:
+        if step.done:
+            return
+        if step.stage == "certified":
+            self.certified += 1
+            text = f"evaluation {self.certified}: σ = {step.noise_multiplier:.7g}, certified composition"
         else:
-            a = sigma
-            sigma *= 1.5
-        if a is not None and hi is not None and a > hi:  # cannot happen for sound, monotone sandwiches
-            raise UsageError(f"the certified ε is not monotone in σ here (σ = {hi!r} certified, σ = {a!r} not)")
-    order = [a, hi]  # evaluation order of the σ used by the secant
-    while hi / a - 1.0 > rtol:
-        mid = math.sqrt(a * hi)
-        try:  # secant in (log σ, log ε) through the two latest points (ε at its sandwich's geometric midpoint)
-            (x0, f0), (x1, f1) = [(math.log(x), math.log(seen[x][0] * seen[x][1]) / 2 - math.log(epsilon))
-                                  for x in order[-2:]]
-            root = x0 - f0 * (x1 - x0) / (f1 - f0)
-            # aim just above the root while the upper end is far, then just below it: two evaluations close
-            # a good estimate from both sides
-            aim = root + (0.4 * rtol if hi / math.exp(root) - 1.0 > rtol / 2 else -0.4 * rtol)
-            x = math.exp(aim)
-            if a < x < hi:
-                mid = x
-        except (ValueError, ZeroDivisionError, OverflowError):
-            pass
-        e_lo, e_hi = eps_at(mid)
-        order.append(mid)
-        if e_lo > epsilon:
-            lo = mid if lo is None else max(lo, mid)
-        if e_hi <= epsilon:
-            hi = mid
-        else:
-            a = mid
-    if lo is None:
-        lo = 0.0  # no σ was certified to violate the budget (a loose lower side): say so, claim nothing
-    return lo, hi, count
+            self.located += 1
+            text = f"locating: σ = {step.noise_multiplier:.7g}, estimate {self.located}"
+        self.progress.update(text)
 
 
 _SHUFFLE_REFUSAL = ("--sampler shuffle: only a LOWER side is certified for shuffled batches (no tight upper bound is "
@@ -261,9 +200,9 @@ def _rate_and_steps(args: argparse.Namespace, sampler: Sampler, need_steps: bool
 
 @contextlib.contextmanager
 def _reporting(progress: Any) -> Iterator[None]:
-    """Tell ``progress`` each σ or T the calibration evaluates (wraps ``bounds.composition._dpsgd_delta``
+    """Tell ``progress`` each T the step calibration evaluates (wraps ``bounds.calibration._dpsgd_delta``
     for the duration; without that hook the line shows the elapsed time only)."""
-    from bounds import composition
+    from bounds import calibration as composition
 
     original = getattr(composition, "_dpsgd_delta", None)
     if original is None or not getattr(progress, "active", False):
@@ -312,7 +251,8 @@ def run(args: argparse.Namespace) -> int:
             if steps_mode:
                 result = sampler.max_steps(args.epsilon, args.delta, rate, args.noise_multiplier, args.tolerance)
             else:
-                result = sampler.noise_multiplier(args.epsilon, args.delta, rate, steps, args.tolerance)
+                result = sampler.noise_multiplier(args.epsilon, args.delta, rate, steps, args.tolerance,
+                                                  _Told(progress))
     seconds = time.process_time() - start
     notes = [str(w.message) for w in caught]
     data: dict[str, Any] = {"sampler": sampler.name, "sampler_description": sampler.description,
@@ -348,7 +288,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_bisection(args: argparse.Namespace, sampler: Sampler) -> int:
-    """σ for the samplers calibrated by bisection on ``sampler_composition`` (batch words only)."""
+    """σ for the samplers calibrated by ``bounds.sampler_noise_multiplier`` (batch words only)."""
     import warnings
 
     from .compose import Progress
@@ -369,13 +309,17 @@ def _run_bisection(args: argparse.Namespace, sampler: Sampler) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with Progress(sys.stderr, f"calibrating σ ({sampler.name})", enabled=not args.no_progress) as progress:
+            told = _Told(progress)
             try:
-                lo, hi, count = bisect_noise_multiplier(
+                import bounds
+
+                lo, hi = bounds.sampler_noise_multiplier(
                     float(args.epsilon), float(args.delta), sampler=sampler.word, epochs=args.epochs,
                     batch_size=args.batch_size, dataset_size=args.dataset_size, adjacency=args.adjacency,
-                    selected=args.selected, tolerance=args.tolerance, progress=progress)
+                    selected=args.selected, tolerance=args.tolerance, progress=told)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
+            count = told.certified
     seconds = time.process_time() - start
     from bounds.samplers.wiring import ADJACENCY
 

@@ -22,8 +22,10 @@ _LAZY = {
     "PoissonSampled": "composition",
     "Sandwich": "composition",
     "compose": "composition",
-    "dpsgd_max_steps": "composition",
-    "dpsgd_noise_multiplier": "composition",
+    "CalibrationStep": "calibration",
+    "dpsgd_max_steps": "calibration",
+    "dpsgd_noise_multiplier": "calibration",
+    "sampler_noise_multiplier": "calibration",
     "poisson_sampled": "composition",
     "balls_and_bins": "samplers",
     "cyclic": "samplers",
@@ -92,6 +94,7 @@ _LAZY = {
 __version__ = "0.1.0"
 
 __all__ = [
+    "CalibrationStep",
     "Composition",
     "DiscretePairs",
     "EpsDelta",
@@ -150,6 +153,7 @@ __all__ = [
     "safe_k_anonymization_min_epsilon",
     "safe_k_anonymization_min_k",
     "sampler_composition",
+    "sampler_noise_multiplier",
     "shuffled",
     "subsampled_gaussian_profile",
     "subsampled_gaussian_profile_inverse",

@@ -231,5 +231,5 @@ def test_calibrate_progress_line_on_a_terminal(monkeypatch, capsys):
     assert main(["calibrate", "--epsilon", "2", "--delta", "1e-5", "--rate", "0.05", "--steps", "100",
                  "--tolerance", "1e-2", "--no-progress"]) == 0
     assert term2.getvalue() == ""
-    from bounds import composition
-    assert composition._dpsgd_delta.__name__ == "_dpsgd_delta"  # the hook is removed afterwards
+    from bounds import calibration
+    assert calibration._dpsgd_delta.__name__ == "_dpsgd_delta"  # the step calibration's hook is removed afterwards

@@ -54,11 +54,12 @@ DASK = {
     "fwl_histogram": "refused", "fwl_linear": "refused", "fwl_mean": "refused", "fwl_projected_mean": "refused",
     "fwl_ratio": "refused", "theorem": "refused", "latex": "refused",
     "balls_and_bins": "refused", "cyclic": "refused", "random_allocation": "refused", "shuffled": "refused",
-    "sampler_composition": "refused",
+    "sampler_composition": "refused", "sampler_noise_multiplier": "refused",
     # data types and a function without arguments
     "Guarantee": "a NamedTuple", "SuppressionBound": "a result type", "TheoremInfo": "a result type",
     "FWLQuery": "a result type (built by the fwl_* functions)", "Composition": "a result type",
     "Sandwich": "a NamedTuple", "Verdict": "a result type", "theorems": "no arguments",
+    "CalibrationStep": "a result type (told to a calibration's progress callback)",
 }
 
 
@@ -296,6 +297,8 @@ def test_refused():
         "shuffled": lambda: bounds.shuffled(bounds.Gaussian(theta=1.0), p),
         "sampler_composition": lambda: bounds.sampler_composition(sampler="cyclic", noise_multiplier=p, epochs=1,
                                                                   steps_per_epoch=10),
+        "sampler_noise_multiplier": lambda: bounds.sampler_noise_multiplier(2.0, p, sampler="cyclic", epochs=1,
+                                                                            steps_per_epoch=10),
     }
     assert set(calls) == {k for k, v in DASK.items() if v == "refused"}
     for name, call in calls.items():
