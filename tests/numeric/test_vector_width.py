@@ -10,8 +10,8 @@ compared bit for bit
 - with the same loops compiled in child processes for other CPUs: ``NUMBA_CPU_NAME=generic`` (x86-64 baseline,
   scalar, no FMA instruction: numba calls a correctly rounded ``fma``; the child
   tests/proofs_checks/test_cpu_independence.py uses as well, ``tests/cpu_targets.py``) and ``haswell`` without
-  AVX-512 (AVX2, 4 lanes).  The host's own loops are the third width (8 lanes on an AVX-512 host, where the attribute matters;
-  ``skylake-avx512`` in a child would repeat that width on such a host and cannot run on others, so it is not
+  AVX-512 (AVX2, 4 lanes).  The host's own loops are the third width (8 lanes on an AVX-512 host, where the
+  attribute matters; ``skylake-avx512`` in a child would repeat that width on such a host and cannot run on others, so it is not
   compiled again here: benchmarks/bench_vector_width.py shows its assembly).
 
 The kernels are those whose loops vectorise (``numeric.generate.ELEMENTARY_KERNELS``): T1 ε (``amplify``), T2 ε
