@@ -8,9 +8,10 @@ compared bit for bit
 
 - with the plain-Python tier (``numeric.pure``: the kernels' own source without numba), point by point, and
 - with the same loops compiled in child processes for other CPUs: ``NUMBA_CPU_NAME=generic`` (x86-64 baseline,
-  scalar, no FMA instruction: numba calls a correctly rounded ``fma``) and ``haswell`` without AVX-512 (AVX2, 4
-  lanes).  The host's own loops are the third width (8 lanes on an AVX-512 host, where the attribute matters;
-  ``skylake-avx512`` in a child would repeat that width on such a host and cannot run on others, so it is not
+  scalar, no FMA instruction: numba calls a correctly rounded ``fma``; the child
+  tests/proofs_checks/test_cpu_independence.py uses as well, ``tests/cpu_targets.py``) and ``haswell`` without
+  AVX-512 (AVX2, 4 lanes).  The host's own loops are the third width (8 lanes on an AVX-512 host, where the
+  attribute matters; ``skylake-avx512`` in a child would repeat that width on such a host and cannot run on others, so it is not
   compiled again here: benchmarks/bench_vector_width.py shows its assembly).
 
 The kernels are those whose loops vectorise (``numeric.generate.ELEMENTARY_KERNELS``): T1 ε (``amplify``), T2 ε
@@ -131,14 +132,21 @@ def test_loops_equal_the_plain_python_tier():
 
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="x86 CPU names")
 @pytest.mark.parametrize("cpu_name", ["generic", "haswell"])
-def test_loops_are_bit_identical_across_cpus(cpu_name):
+def test_loops_are_bit_identical_across_cpus(cpu_name, run_once):
     import llvmlite.binding as llvm
 
     features = llvm.get_host_cpu_features()
     if cpu_name == "haswell" and not all(features.get(f) for f in ("avx2", "fma", "bmi2")):
         pytest.skip("this CPU cannot run AVX2 code")
-    # generic: numba passes no features (baseline x86-64); haswell: AVX2 at most, whatever the host has
-    child = _child_results(cpu_name, _host_features_without_avx512() if cpu_name == "haswell" else None)
+    # generic: numba passes no features (baseline x86-64), in the child test_cpu_independence.py shares (numpy's
+    # best SIMD group disabled there too: the points are exact either way; tests/cpu_targets.py), once per run;
+    # haswell: AVX2 at most, whatever the host has
+    if cpu_name == "generic":
+        from tests.cpu_targets import generic_child
+
+        child = run_once("generic-cpu", generic_child)["loops"]
+    else:
+        child = _child_results(cpu_name, _host_features_without_avx512())
     host = _loop_results(CHILD_KERNELS)
     for spec in CHILD_KERNELS:
         differ = [i for i in range(POINTS) if child[spec][i] != host[spec][i]]

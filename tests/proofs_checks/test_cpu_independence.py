@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Kernels whose results are compared: libm-free (T1 ε: numeric.elementary, the loop LLVM vectorises at the
 # CPU's width), libm (T1 base ε) and the erfcx kernel (T9 δ).  A small sample: each is compiled again for the
-# generic CPU in the subprocess.
+# generic CPU in the subprocess (tests/cpu_targets.py: the one tests/numeric/test_vector_width.py uses too).
 SAMPLE = [("T1", "epsilon"), ("T1", "epsilon_base"), ("T9", "delta")]
 
 PROBE = r"""
@@ -83,16 +83,6 @@ print(json.dumps(out))
 """
 
 
-def _probe(env_extra: dict[str, str]) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("NPY_DISABLE_CPU_FEATURES", "NUMBA_CPU_NAME")}
-    env.update(env_extra)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(SAMPLE)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 @pytest.fixture(scope="module")
 def here() -> dict:
     """This process's own dispatch (whatever the environment of the test run says), computed in-process."""
@@ -111,11 +101,15 @@ def here() -> dict:
 
 
 @pytest.fixture(scope="module")
-def reduced() -> dict:
-    group = points.best_simd_group()
-    if not group:
+def reduced(run_once) -> dict:
+    """The probe in a child with numpy's best SIMD group disabled and numba compiling for a generic CPU: the
+    child tests/numeric/test_vector_width.py's generic loops come from too (tests/cpu_targets.py), once per
+    test run."""
+    from tests.cpu_targets import generic_child
+
+    if not points.best_simd_group():
         pytest.skip("numpy dispatches no SIMD code beyond its baseline on this CPU: nothing to disable")
-    return _probe({"NPY_DISABLE_CPU_FEATURES": group, "NUMBA_CPU_NAME": "generic"})
+    return run_once("generic-cpu", generic_child)["probe"]
 
 
 def test_reduced_dispatch_is_really_different(here, reduced):
