@@ -1029,12 +1029,49 @@ DEAD = 2.0 ** -600  # spectrum entries whose count-th power is certified below t
 DIRECT_FROM = 2  # counts from which ``power`` raises the spectrum directly (Lemma 6)
 
 
+def smooth_size(n: int) -> int:
+    """The smallest even N = 2^a·3^b·5^c ≥ n (a ≥ 1): an FFT length pocketfft factors into radix-2/3/4/5 stages
+    (issue 21: 2²⁰ for a window of 854 689 nodes spent 18 % of the FFT on padding; 864 000 = 2⁸·3³·5³ is
+    also faster per point, measured 0.023 s against 0.037 s for one rfft/irfft pair).  Even, so the half
+    spectrum has a real Nyquist entry (``half_spectrum_sum``)."""
+    n = max(int(n), 2)
+    best = _fft_size(n)
+    p5 = 1
+    while p5 < best:
+        p35 = p5
+        while p35 < best:
+            m = p35 * 2
+            while m < n:
+                m *= 2
+            if m < best:
+                best = m
+            p35 *= 3
+        p5 *= 5
+    return best
+
+
+def fft_stages(n_fft: int) -> int:
+    """L for an FFT of length N = 2^a·3^b·5^c: a + 2b + 3c, i.e. a radix-3 stage charged as two radix-2
+    stages and a radix-5 stage as three (⌈log₂ r⌉; log₂ N for powers of two; proof note Lemma 6(i))."""
+    n = int(n_fft)
+    stages = 0
+    for r, cost in ((2, 1), (3, 2), (5, 3)):
+        while n % r == 0:
+            n //= r
+            stages += cost
+    if n != 1:
+        raise ValueError(f"fft_stages: n_fft = {n_fft!r} is not of the form 2^a·3^b·5^c")
+    return stages
+
+
 def fft_entry_error(n_fft: int, unit: float = U) -> float:
     """φ with |fl(DFT x)_j − (DFT x)_j| ≤ φ·‖x‖₁ for every j (componentwise form of Higham's analysis: the
     computed radix-2 transform is (A_L + ΔA_L)…(A_1 + ΔA_1)x with |ΔA_k| ≤ η|A_k| and |A_L|…|A_1| the all-ones
     matrix, so the error is ≤ ((1 + η)^L − 1)·‖x‖₁ ≤ Lη/(1 − Lη)·‖x‖₁; ``FFT_SAFETY`` on φ as in
-    ``fft_error_bound``, proof note Lemma 6)."""
-    lg = math.log2(n_fft)
+    ``fft_error_bound``, proof note Lemma 6).  For N = 2^a·3^b·5^c, L = ``fft_stages`` (a + 2b + 3c): each
+    radix-r stage (r ≤ 5) is assumed to err by at most ⌈log₂ r⌉ radix-2 stages' η, the mixed-radix
+    factorisation keeping the one-path structure (|A_L|…|A_1| all ones)."""
+    lg = fft_stages(n_fft)
     mu = TWIDDLE_ULPS * unit
     g4 = 4 * unit / (1 - 4 * unit)
     eta = mu + g4 * (math.sqrt(2.0) + mu)
@@ -1274,7 +1311,7 @@ def power_direct(g: Grid, count: int, upward: bool, width_sd: float = 12.0, lam:
         return tilted(g, lam, upward)
     mean, std = moments(g)
     lo, hi = window(count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
-    n_fft = _fft_size(max(hi - lo + 1, len(g.m)))
+    n_fft = smooth_size(max(hi - lo + 1, len(g.m)))
     gt = tilted(g, lam, upward)
     a = gt.m
     spec = np.fft.rfft(a, n_fft)
