@@ -534,6 +534,29 @@ def hs_tables(m: np.ndarray, h: float, upward: bool):
     return b, c
 
 
+def merged_below(m: np.ndarray, k0: int, k_cut: int, upward: bool) -> tuple[np.ndarray, int]:
+    """(m', k0') with the nodes below k_cut merged into node k_cut (upward: their mass moved up, H only rises)
+    or dropped (H only falls), for hockey-stick tables that are read at ε ≥ k_cut·h only.
+
+    A node k ≤ k_cut contributes m_k(1 − e^{ε − kh})₊ = 0 at every ε ≥ k_cut·h, so there the tables of (m', k0')
+    equal those of (m, k0) bit for bit (the suffix recursions of ``hs_tables`` are the same from the top down
+    to node k_cut + 1, and node k_cut's entry is never read for such ε); at smaller ε they still bound δ from
+    the right side (Lemma 1(a)).  Issue 21: ε(δ) only reads ε ≥ 0, and 40 % of a long composition's grid lies
+    below 0.  The merged mass is the recursive sum (within γ_n of the exact one, Higham eq. 4.4: enlarged by
+    1 + 2nU) moved one ulp up twice (the product, then the addition to node k_cut)."""
+    i = k_cut - k0
+    if i <= 0:
+        return m, k0
+    if i >= len(m):
+        i = len(m) - 1
+    out = m[i:].copy()
+    if upward:
+        head = float(np.sum(m[: i]))
+        head = head * (1.0 + 2.0 * (i + 2) * U) * (1.0 + 2.0 ** -52) + TINY
+        out[0] = (out[0] + head) * (1.0 + 2.0 ** -52) + TINY
+    return out, k0 + i
+
+
 @njit(cache=True)
 def hs_eval(b: np.ndarray, c: np.ndarray, k0: int, h: float, m_inf: float, eps: np.ndarray,
             upward: bool) -> np.ndarray:
