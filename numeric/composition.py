@@ -67,6 +67,33 @@ def _upper_tail(mech: int, z: float):
 
 
 @njit(cache=True)
+def _tail_at(mech: int, x: float, s: float):
+    """(z, K̄ on z's side, its relative error bound) at z = x − s (the tail is 0 at z = ±inf, NaN kept in z)."""
+    z = x - s
+    if z != z or z == np.inf or z == -np.inf:
+        return z, 0.0, 0.0
+    t, r = _upper_tail(mech, z)
+    return z, t, r
+
+
+@njit(cache=True)
+def _mass_from_tails(za: float, ta: float, ra: float, zb: float, tb: float, rb: float):
+    """K(b − s) − K(a − s) from the two tails of ``_tail_at``: (value, absolute error bound)."""
+    if za != za or zb != zb:
+        return 0.0, 1.0
+    if za >= zb:
+        return 0.0, 0.0
+    if za >= 0.0:
+        v = ta - tb
+        return v, ra * ta + rb * tb + U * abs(v) + 2.0 * TAIL_ABS
+    if zb <= 0.0:
+        v = tb - ta
+        return v, ra * ta + rb * tb + U * abs(v) + 2.0 * TAIL_ABS
+    v = (1.0 - ta) - tb
+    return v, ra * ta + rb * tb + 3.0 * U + 2.0 * TAIL_ABS
+
+
+@njit(cache=True)
 def shifted_mass(mech: int, a: float, b: float, s: float):
     """Enclosure of K(b − s) − K(a − s) for a < b (±inf allowed): (value, absolute error bound).
 
@@ -74,48 +101,48 @@ def shifted_mass(mech: int, a: float, b: float, s: float):
     charged for 2U relative), the two tails come from ``_upper_tail`` on the side where they are small,
     so the difference is a difference of two small numbers (no cancellation beyond its own size).
     """
-    za = a - s
-    zb = b - s
-    if za != za or zb != zb:
-        return 0.0, 1.0
-    if za >= zb:
-        return 0.0, 0.0
-    # tails: K(z) for z = ±inf
-    if za >= 0.0:
-        ta, ra = _upper_tail(mech, za) if za != np.inf else (0.0, 0.0)
-        tb, rb = _upper_tail(mech, zb) if zb != np.inf else (0.0, 0.0)
-        v = ta - tb
-        return v, ra * ta + rb * tb + U * abs(v) + 2.0 * TAIL_ABS
-    if zb <= 0.0:
-        ta, ra = _upper_tail(mech, za) if za != -np.inf else (0.0, 0.0)
-        tb, rb = _upper_tail(mech, zb) if zb != -np.inf else (0.0, 0.0)
-        v = tb - ta
-        return v, ra * ta + rb * tb + U * abs(v) + 2.0 * TAIL_ABS
-    ta, ra = _upper_tail(mech, za) if za != -np.inf else (0.0, 0.0)
-    tb, rb = _upper_tail(mech, zb) if zb != np.inf else (0.0, 0.0)
-    v = (1.0 - ta) - tb
-    return v, ra * ta + rb * tb + 3.0 * U + 2.0 * TAIL_ABS
+    za, ta, ra = _tail_at(mech, a, s)
+    zb, tb, rb = _tail_at(mech, b, s)
+    return _mass_from_tails(za, ta, ra, zb, tb, rb)
 
 
 @njit(cache=True)
-def pair_masses(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, x0: float, x1: float):
-    """Enclosures (P(C) lower, P(C) upper, Q(C) lower, Q(C) upper) of the cell C = (x0, x1]."""
-    m0, e0 = shifted_mass(mech, x0, x1, 0.0)
+def cell_tails(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, x: float):
+    """The tails at one cell boundary x for the shifts 0, s_P (if a > 0) and s_Q (if b > 0): computed once per
+    boundary and shared by every cell that ends or starts there (issue 21: the greedy search evaluated the
+    left boundary's tails again at each Newton step; the values are the same bits either way)."""
+    z0, t0, r0 = _tail_at(mech, x, 0.0)
+    z1, t1, r1 = (_tail_at(mech, x, s_p) if a_w > 0.0 else (0.0, 0.0, 0.0))
+    z2, t2, r2 = (_tail_at(mech, x, s_q) if b_w > 0.0 else (0.0, 0.0, 0.0))
+    return (z0, t0, r0, z1, t1, r1, z2, t2, r2)
+
+
+@njit(cache=True)
+def pair_masses_from(a_w: float, b_w: float, ta, tb):
+    """``pair_masses`` from the ``cell_tails`` of the cell's two boundaries (the same operations)."""
+    m0, e0 = _mass_from_tails(ta[0], ta[1], ta[2], tb[0], tb[1], tb[2])
     if a_w > 0.0:
-        m1, e1 = shifted_mass(mech, x0, x1, s_p)
+        m1, e1 = _mass_from_tails(ta[3], ta[4], ta[5], tb[3], tb[4], tb[5])
         one = 1.0 - a_w  # error ≤ U·one
         p = one * m0 + a_w * m1
         ep = one * e0 + a_w * e1 + 4.0 * U * (one * m0 + a_w * m1) + 4.0 * TINY
     else:
         p, ep = m0, e0
     if b_w > 0.0:
-        m2, e2 = shifted_mass(mech, x0, x1, s_q)
+        m2, e2 = _mass_from_tails(ta[6], ta[7], ta[8], tb[6], tb[7], tb[8])
         one = 1.0 - b_w
         qv = one * m0 + b_w * m2
         eq = one * e0 + b_w * e2 + 4.0 * U * (one * m0 + b_w * m2) + 4.0 * TINY
     else:
         qv, eq = m0, e0
     return max(p - ep, 0.0), p + ep, max(qv - eq, 0.0), qv + eq
+
+
+@njit(cache=True)
+def pair_masses(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, x0: float, x1: float):
+    """Enclosures (P(C) lower, P(C) upper, Q(C) lower, Q(C) upper) of the cell C = (x0, x1]."""
+    return pair_masses_from(a_w, b_w, cell_tails(mech, a_w, s_p, b_w, s_q, x0),
+                            cell_tails(mech, a_w, s_p, b_w, s_q, x1))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -311,6 +338,7 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
     lx = loss_at(mech, a_w, s_p, b_w, s_q, x) if x > -np.inf else loss_at(mech, a_w, s_p, b_w, s_q, -1e300)
     k = int(math.floor(lx / h)) + 1
     guard = 0
+    tx = cell_tails(mech, a_w, s_p, b_w, s_q, x)  # the tails at the cell's left boundary, once per cell
     while x < x_stop and guard < 50 * n + 1000:
         guard += 1
         if k > k_hi:
@@ -324,6 +352,8 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
         if not (b > x):
             b = x_at(mech, a_w, s_p, b_w, s_q, target + h)
         last = False
+        have_tb = False
+        tb = tx
         if not (b < x_stop) or not (b > x):
             b = x_stop
             last = True
@@ -334,18 +364,26 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
             big = _exp_up(target) * (1.0 + 2.0 * U)
             scale = 0.3989422804014327 if mech == GAUSSIAN else 0.5
             best = -1.0
+            best_t = tx
             for _ in range(12):
-                pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
+                tn = cell_tails(mech, a_w, s_p, b_w, s_q, b)
+                pl, ph, ql, qh = pair_masses_from(a_w, b_w, tx, tn)
                 if target <= LOG_SPLIT and qh >= LOG_Q_BELOW:
                     f = pl - big * qh
                     if f >= 0.0 and pl > 0.0:
                         best = b
+                        best_t = tn
                 else:
                     # e^{target}·Q(C) from ln Q (guidance; the cell is certified by ``_certified`` below)
                     lqc = min(math.log(qh) if qh > 0.0 else -np.inf, log_q_cell_up(mech, b_w, x, b))
                     f = pl - math.exp(min(target + lqc, 700.0))
                     if f >= 0.0 and _certified(pl, qh, lqc, k, h):
                         best = b
+                        best_t = tn
+                if best == b and f <= 1e-13 * pl:
+                    # certified with L* − target ≈ F/P⁻ ≤ 1e-13: a further step would move L* by less than
+                    # that (10⁶ steps shift the composed loss by ≤ 1e-7); guidance only
+                    break
                 dp, dq = _density_ratio_parts(mech, a_w, s_p, b_w, s_q, b)
                 # F' = p(b) − e^{target}q(b) = p(b)(1 − e^{target − ℓ(b)}) (no e^{target} formed)
                 if target <= LOG_SPLIT:
@@ -369,8 +407,15 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
                 b = nb
             if best > x:
                 b = best
-        pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
-        lq = log_q_cell_up(mech, b_w, x, b)
+                have_tb = True  # the tails at the kept iterate (the same bits as recomputing them)
+                tb = best_t
+        if not have_tb:
+            tb = cell_tails(mech, a_w, s_p, b_w, s_q, b)
+        pl, ph, ql, qh = pair_masses_from(a_w, b_w, tx, tb)
+        # ln Q⁺ is read by ``_certified`` only in its logarithmic branch (kh > LOG_SPLIT or qh < LOG_Q_BELOW;
+        # the fallback nodes below k have smaller kh): elsewhere +inf gives the same answer without the two
+        # log-tails (issue 21)
+        lq = log_q_cell_up(mech, b_w, x, b) if (k * h > LOG_SPLIT or qh < LOG_Q_BELOW) else np.inf
         done = False
         for tries in range(6):
             if _certified(pl, qh, lq, k, h):
@@ -387,8 +432,9 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
                 nb = x_stop
                 last = True
             b = nb
-            pl, ph, ql, qh = pair_masses(mech, a_w, s_p, b_w, s_q, x, b)
-            lq = log_q_cell_up(mech, b_w, x, b)
+            tb = cell_tails(mech, a_w, s_p, b_w, s_q, b)
+            pl, ph, ql, qh = pair_masses_from(a_w, b_w, tx, tb)
+            lq = log_q_cell_up(mech, b_w, x, b) if (k * h > LOG_SPLIT or qh < LOG_Q_BELOW) else np.inf
         if not done:
             fallbacks += 1
         kk = k
@@ -403,6 +449,7 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
         if kk >= k_lo:
             out[min(kk, k_hi) - k_lo] += pl
         x = b
+        tx = tb  # the next cell starts where this one ends: the same tails
         if last:
             break
         lx = loss_at(mech, a_w, s_p, b_w, s_q, x)
