@@ -432,7 +432,8 @@ class Composition:
             else:
                 _, mech, theta, q, theta_lower = key
                 # the lower grid from θ rounded down (σ or b kept exactly)
-                u, lw = C.one_step(mech, direction, theta, q, h, theta_lower)
+                # a long phase: the thin right tail on every 8th node (issue 21; a heuristic for the width only)
+                u, lw = C.one_step(mech, direction, theta, q, h, theta_lower, count >= C.TAIL_FROM)
             u = C.cut_left(u, C.LEFT_TAIL / self._grid_steps, True)
             lw = C.cut_left(lw, C.LEFT_TAIL / self._grid_steps, False)
             steps.append((u, lw, count))
