@@ -324,7 +324,8 @@ def _certified(pl: float, qh: float, lq: float, k: int, h: float) -> bool:
 
 @njit(cache=True)
 def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: float, k_lo: int,
-                 k_hi: int, x_start: float, x_stop: float, k_tail: int = 2 ** 62, stride: int = 1):
+                 k_hi: int, x_start: float, x_stop: float, k_tail: int = 2 ** 62, stride: int = 1,
+                 k_head: int = -2 ** 62):
     """Masses ω⁻ on the nodes k_lo..k_hi (H_{ω⁻} ≤ H_ω; module docstring) and the dropped P-mass bound.
 
     Cells tile (x_start, x_stop]; the mass outside is dropped (dropping only lowers H).  Each cell is
@@ -344,6 +345,9 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
         if k > k_tail and stride > 1:
             # the thin right tail: cells aimed at every stride-th node from k_tail on (``tail_stride``)
             k = k_tail + ((k - k_tail + stride - 1) // stride) * stride
+        elif k < k_head and stride > 1:
+            # the thin left tail (ADD direction): every stride-th node below k_head, rounded up towards it
+            k = k_head - ((k_head - k) // stride) * stride
         if k > k_hi:
             k = k_hi
         target = k * h
@@ -401,7 +405,7 @@ def lower_vector(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: f
                     # F' is tiny — next to an atom of the loss — a Newton step would overshoot far)
                     nb = b - 2.0 * f / fp + 1e-15 * (abs(b) + h)
                     cap = x_at(mech, a_w, s_p, b_w, s_q, loss_at(mech, a_w, s_p, b_w, s_q, b)
-                               + 0.25 * h * (stride if k > k_tail else 1))
+                               + 0.25 * h * (stride if (k > k_tail or k < k_head) else 1))
                     if cap > b and nb > cap:
                         nb = cap
                 if not (nb > x) or not math.isfinite(nb) or not (nb < x_stop):
@@ -1074,35 +1078,47 @@ TAIL_FROM = 1000  # counts from which a phase's one-step grids stride their tail
 
 
 def tail_stride(mech: int, a_w: float, s_p: float, b_w: float, s_q: float, h: float, k_lo: int, k_hi: int,
-                ) -> tuple[int, int]:
-    """(k_tail, stride): from node k_tail on, where the step's P-mass beyond is ≤ TAIL_MASS, the upper chord
-    and the lower cells use every stride-th node only (issue 21: at q = 0.001 more than 99 % of the one-step
-    nodes lie in a right tail of P-mass ≈ 2·10⁻⁵, and building them was half of a 10⁵-step ε).  A coarser
-    chord is still above δ (convexity, Lemma 2, ``upper_from_values_at``) and any partition into certified
-    cells is a lower side (Lemma 3): soundness never depends on this choice, only the width does — the tail's
-    share of the one-step error grows by stride² times its mass.  (2⁶², 1): no striding."""
-    if a_w <= 0.0 or a_w >= 1.0 or k_hi - k_lo < 64 * TAIL_STRIDE:
-        return 2 ** 62, 1
+                ) -> tuple[int, int, int]:
+    """(k_head, k_tail, stride): below node k_head and beyond node k_tail, where the step's P-mass is ≤
+    TAIL_MASS, the upper chord and the lower cells use every stride-th node only (issue 21: at q = 0.001 more
+    than 99 % of the REMOVE one-step nodes lie in a right tail of P-mass ≈ 2·10⁻⁵, and most ADD nodes in a
+    left tail; building them was half of a 10⁵-step ε).  A coarser chord is still above δ (convexity, Lemma 2,
+    ``upper_from_values_at``) and any partition into certified cells is a lower side (Lemma 3): soundness never
+    depends on this choice, only the width does — a tail's share of the one-step error grows by about stride²
+    times its mass.  REMOVE (0 < a < 1): the right tail; ADD (a = 0 < b < 1): the left tail (P = K there).
+    (−2⁶², 2⁶², 1): no striding."""
+    off = (-2 ** 62, 2 ** 62, 1)
+    if k_hi - k_lo < 64 * TAIL_STRIDE:
+        return off
+    remove = 0.0 < a_w < 1.0
+    if not remove and not (a_w <= 0.0 and 0.0 < b_w < 1.0):
+        return off
     x0, x1 = p_support(mech, a_w, s_p)
 
-    def tail(x):  # P(X > x) in floats (guidance)
-        def kbar(z):
-            return 0.5 * math.erfc(z * SQRT_HALF) if mech == GAUSSIAN else (
-                0.5 * math.exp(-z) if z >= 0 else 1.0 - 0.5 * math.exp(z))
-        return (1.0 - a_w) * kbar(x) + a_w * kbar(x - s_p)
-    if tail(x0) <= TAIL_MASS:
-        return 2 ** 62, 1
+    def kbar(z):
+        return 0.5 * math.erfc(z * SQRT_HALF) if mech == GAUSSIAN else (
+            0.5 * math.exp(-z) if z >= 0 else 1.0 - 0.5 * math.exp(z))
+
+    def outer(x):  # P(X > x) (REMOVE) or P(X < x) (ADD, P = K) in floats (guidance)
+        return (1.0 - a_w) * kbar(x) + a_w * kbar(x - s_p) if remove else kbar(-x)
     lo, hi = x0, x1
-    for _ in range(60):
+    if remove and outer(x0) <= TAIL_MASS or not remove and outer(x1) <= TAIL_MASS:
+        return off
+    for _ in range(60):  # REMOVE: the smallest x with outer ≤ TAIL_MASS; ADD: the largest
         mid = 0.5 * (lo + hi)
-        if tail(mid) > TAIL_MASS:
+        if (outer(mid) > TAIL_MASS) == remove:
             lo = mid
         else:
             hi = mid
-    k_tail = math.ceil(loss_at(mech, a_w, s_p, b_w, s_q, hi) / h)
-    if k_tail >= k_hi - 16 * TAIL_STRIDE or k_tail <= k_lo:
-        return 2 ** 62, 1
-    return int(k_tail), TAIL_STRIDE
+    if remove:
+        k_tail = math.ceil(loss_at(mech, a_w, s_p, b_w, s_q, hi) / h)
+        if k_tail >= k_hi - 16 * TAIL_STRIDE or k_tail <= k_lo:
+            return off
+        return -2 ** 62, int(k_tail), TAIL_STRIDE
+    k_head = math.floor(loss_at(mech, a_w, s_p, b_w, s_q, lo) / h)
+    if k_head <= k_lo + 16 * TAIL_STRIDE or k_head >= k_hi:
+        return off
+    return int(k_head), 2 ** 62, TAIL_STRIDE
 
 
 def one_step(mech: int, direction: int, theta: float, q: float, h: float, theta_lower: float = -1.0,
@@ -1118,10 +1134,14 @@ def one_step(mech: int, direction: int, theta: float, q: float, h: float, theta_
     k_hi = math.ceil(lmax / h) + 1
     # the strided tail only where asked (``tail``: a long self-composition, whose δ at the usual budgets hardly
     # sees the single-step tail; a single step queried deep in its tail keeps every node)
-    k_tail, stride = tail_stride(mech, a_w, s_p, b_w, s_q, h, k_lo, k_hi) if tail else (2 ** 62, 1)
+    k_head, k_tail, stride = tail_stride(mech, a_w, s_p, b_w, s_q, h, k_lo, k_hi) if tail else (-2 ** 62, 2 ** 62, 1)
     if stride > 1:
-        ks = np.concatenate((np.arange(k_lo, k_tail, dtype=np.int64),
-                             np.arange(k_tail, k_hi, stride, dtype=np.int64), np.array([k_hi], dtype=np.int64)))
+        if k_tail < k_hi:  # k_lo … k_tail − 1, then every stride-th node, then k_hi
+            ks = np.concatenate((np.arange(k_lo, k_tail, dtype=np.int64),
+                                 np.arange(k_tail, k_hi, stride, dtype=np.int64), np.array([k_hi], dtype=np.int64)))
+        else:  # k_lo, every stride-th node below k_head (aligned on it), then k_head … k_hi
+            left = np.arange(k_head - stride, k_lo, -stride, dtype=np.int64)[::-1]
+            ks = np.concatenate((np.array([k_lo], dtype=np.int64), left, np.arange(k_head, k_hi + 1, dtype=np.int64)))
         d = profile_values_at(mech, direction, theta, q, ks, h)
         m_sub, m_inf = upper_from_values_at(d, ks, h)
         mu = np.zeros(k_hi - k_lo + 1)
@@ -1133,9 +1153,9 @@ def one_step(mech: int, direction: int, theta: float, q: float, h: float, theta_
         a_w, s_p, b_w, s_q = pair_parameters(mech, direction, theta_lower, q)
         x_start, x_stop = p_support(mech, a_w, s_p)
         k_lo_l = min(k_lo, math.floor(loss_at(mech, a_w, s_p, b_w, s_q, x_start) / h) - 1)
-        low, _ = lower_vector(mech, a_w, s_p, b_w, s_q, h, k_lo_l, k_hi, x_start, x_stop, k_tail, stride)
+        low, _ = lower_vector(mech, a_w, s_p, b_w, s_q, h, k_lo_l, k_hi, x_start, x_stop, k_tail, stride, k_head)
         return _trim(Grid(mu, k_lo, m_inf)), _trim(Grid(low, k_lo_l, 0.0))
-    low, _ = lower_vector(mech, a_w, s_p, b_w, s_q, h, k_lo, k_hi, x_start, x_stop, k_tail, stride)
+    low, _ = lower_vector(mech, a_w, s_p, b_w, s_q, h, k_lo, k_hi, x_start, x_stop, k_tail, stride, k_head)
     return _trim(Grid(mu, k_lo, m_inf)), _trim(Grid(low, k_lo, 0.0))
 
 

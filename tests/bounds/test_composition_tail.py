@@ -39,7 +39,7 @@ def _grid_h(g, h, eps):
 def test_strided_one_step_grids_sandwich_the_exact_delta(q, e):
     h = 2.0 ** -e
     u, lw = C.one_step(C.GAUSSIAN, C.REMOVE, 1.0, q, h, tail=True)
-    k_tail, stride = C.tail_stride(C.GAUSSIAN, q, 1.0, 0.0, 0.0, h, u.k0, u.k1)
+    _, k_tail, stride = C.tail_stride(C.GAUSSIAN, q, 1.0, 0.0, 0.0, h, u.k0, u.k1)
     assert stride == C.TAIL_STRIDE and u.k0 < k_tail < u.k1  # the tail is strided here
     # the upper grid has mass only on the strided nodes beyond k_tail
     k = np.arange(u.k0, u.k1 + 1)
@@ -56,7 +56,7 @@ def test_wrong_spacing_in_the_chord_is_caught():
     # masses shrink and the curve falls below the exact δ (the per-interval spacing is what makes it sound)
     q, h = 0.01, 2.0 ** -9
     u, _ = C.one_step(C.GAUSSIAN, C.REMOVE, 1.0, q, h, tail=True)
-    k_tail, stride = C.tail_stride(C.GAUSSIAN, q, 1.0, 0.0, 0.0, h, u.k0, u.k1)
+    _, k_tail, stride = C.tail_stride(C.GAUSSIAN, q, 1.0, 0.0, 0.0, h, u.k0, u.k1)
     ks = np.concatenate((np.arange(u.k0 - 1, k_tail), np.arange(k_tail, u.k1, stride), [u.k1]))
     d = C.profile_values_at(C.GAUSSIAN, C.REMOVE, 1.0, q, ks, h)
     fake = ks[0] + stride * np.arange(len(ks))
@@ -96,12 +96,16 @@ def test_upper_from_values_at_against_exact_second_differences(k0):
 
 def test_tail_stride_off_where_it_does_not_apply():
     h = 2.0 ** -10
-    assert C.tail_stride(C.GAUSSIAN, 1.0, 1.0, 0.0, 0.0, h, -100, 10_000)[1] == 1  # rate 1: no thin tail
-    assert C.tail_stride(C.GAUSSIAN, 0.0, 0.0, 0.01, -1.0, h, -100, 10_000)[1] == 1  # ADD: left tail
-    assert C.tail_stride(C.GAUSSIAN, 0.01, 1.0, 0.0, 0.0, h, 0, 100)[1] == 1  # too few nodes
+    assert C.tail_stride(C.GAUSSIAN, 1.0, 1.0, 0.0, 0.0, h, -100, 10_000)[2] == 1  # rate 1: no thin tail
+    assert C.tail_stride(C.GAUSSIAN, 0.01, 1.0, 0.0, 0.0, h, 0, 100)[2] == 1  # too few nodes
+    k_head, k_tail, stride = C.tail_stride(C.GAUSSIAN, 0.0, 0.0, 0.01, -1.0, h, -5000, 20)  # ADD: the left tail
+    assert stride == C.TAIL_STRIDE and k_tail == 2 ** 62 and -5000 < k_head < 20
+    x = C.x_at(C.GAUSSIAN, 0.0, 0.0, 0.01, -1.0, k_head * h)
+    with mp.workdps(30):
+        assert 0.5 * C.TAIL_MASS <= mp.ncdf(x) <= 1.01 * C.TAIL_MASS  # P = N(0, 1) below the head
     # where it applies, the P-mass beyond k_tail is about TAIL_MASS (mpmath)
     a_w, s_p, b_w, s_q = C.pair_parameters(C.GAUSSIAN, C.REMOVE, 1.0, 0.01)
-    k_tail, stride = C.tail_stride(C.GAUSSIAN, a_w, s_p, b_w, s_q, h, -20, 6000)
+    _, k_tail, stride = C.tail_stride(C.GAUSSIAN, a_w, s_p, b_w, s_q, h, -20, 6000)
     x = C.x_at(C.GAUSSIAN, a_w, s_p, b_w, s_q, k_tail * h)
     with mp.workdps(30):
         mass = 0.99 * mp.erfc(x / mp.sqrt(2)) / 2 + 0.01 * mp.erfc((x - 1) / mp.sqrt(2)) / 2
@@ -114,3 +118,30 @@ def test_tail_striding_only_when_asked():
     u1, l1 = C.one_step(C.GAUSSIAN, C.REMOVE, 1.0, 0.01, h, tail=True)
     assert np.count_nonzero(u0.m) > 2 * np.count_nonzero(u1.m)
     assert np.count_nonzero(l0.m) > np.count_nonzero(l1.m)
+
+
+def _exact_delta_add(theta, q, eps):
+    # ADD: P = N(0, 1), Q = (1 − q)N(0, 1) + qN(−θ, 1); ℓ(x) = −ln(1 − q + q e^{−θx − θ²/2}) increases in x
+    with mp.workdps(50):
+        eps = mp.mpf(eps)
+        r = (mp.exp(-eps) - 1 + q) / q
+        if r <= 0:
+            return mp.mpf(0)
+        x = -(mp.log(r) + mp.mpf(theta) ** 2 / 2) / theta
+        tail = lambda z: mp.erfc(z / mp.sqrt(2)) / 2  # noqa: E731
+        return tail(x) - mp.exp(eps) * ((1 - q) * tail(x) + q * tail(x + theta))
+
+
+@pytest.mark.parametrize("q,e", [(0.01, 9), (0.001, 10)])
+def test_strided_add_grids_sandwich_the_exact_delta(q, e):
+    h = 2.0 ** -e
+    u, lw = C.one_step(C.GAUSSIAN, C.ADD, 1.0, q, h, tail=True)
+    a_w, s_p, b_w, s_q = C.pair_parameters(C.GAUSSIAN, C.ADD, 1.0, q)
+    k_head, _, stride = C.tail_stride(C.GAUSSIAN, a_w, s_p, b_w, s_q, h, u.k0, u.k1)
+    assert stride == C.TAIL_STRIDE and u.k0 < k_head < u.k1
+    k = np.arange(u.k0, u.k1 + 1)
+    assert not np.any(u.m[(k < k_head) & ((k_head - k) % stride != 0) & (k > u.k0)] > 0)
+    for eps in list(np.linspace(u.k0 * h, u.k1 * h, 25)) + [(k_head - 3) * h + h / 3, (k_head - 5) * h]:
+        exact = _exact_delta_add(1.0, q, eps)
+        assert _grid_h(u, h, eps) >= exact, eps
+        assert _grid_h(lw, h, eps) <= exact, eps
