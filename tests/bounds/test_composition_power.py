@@ -68,7 +68,8 @@ def _pld_like(n: int, seed: int) -> "C.Grid":
     return C.Grid(m, -7, 0.0)
 
 
-CASES = [(2, 12.0, 0.0), (3, 12.0, 0.05), (7, 12.0, 0.0), (64, 12.0, 0.02), (64, 2.0, 0.0), (40, 1.5, 0.03)]
+CASES = [(2, 12.0, 0.0), (3, 12.0, 0.05), (7, 12.0, 0.0), (64, 12.0, 0.02), (64, 2.0, 0.0), (40, 1.5, 0.03),
+         (12, 12.0, 0.01), (25, 12.0, 0.0)]
 
 
 @pytest.mark.parametrize("count,width_sd,lam", CASES)
@@ -201,3 +202,70 @@ def test_injected_zero_error_bound_is_caught_in_a_composition(monkeypatch):
     theta, steps = 2.0 / 100_000 ** 0.5, 100_000
     s = unmerged_gaussian(theta, steps).delta(16.0)
     assert not (s.lower <= gaussian_composed_delta(16.0, theta, steps) <= s.upper)
+
+
+# ---- mixed-radix FFT lengths (issue 21, second pass: N = 2^a·3^b·5^c) ----------------------------------
+
+def test_smooth_size_is_the_smallest_even_5_smooth_length():
+    def smooth(m):
+        for r in (2, 3, 5):
+            while m % r == 0:
+                m //= r
+        return m == 1
+    for n in list(range(1, 700)) + [854_689, 204_738, 1_048_577]:
+        expect = next(m for m in range(max(n, 2), 4 * n + 4) if m % 2 == 0 and smooth(m))
+        assert C.smooth_size(n) == expect, n
+    assert C.smooth_size(854_689) == 864_000  # 2⁸·3³·5³, not 2²⁰
+
+
+def test_fft_stages_cover_log2_and_refuse_other_lengths():
+    import math
+    for n in (2, 6, 96, 144, 864, 1000, 864_000, 2 ** 20):
+        assert C.fft_stages(n) >= math.log2(n)
+    assert C.fft_stages(2 ** 20) == 20 and C.fft_stages(864_000) == 8 + 6 + 9
+    for bad in (7, 14, 1001):
+        with pytest.raises(ValueError, match="2\\^a"):
+            C.fft_stages(bad)
+
+
+def test_exact_power_cases_include_mixed_radix_lengths():
+    # the exact comparisons above run at lengths with radix-3 and radix-5 stages, not only powers of two
+    sizes = set()
+    for count, width_sd, lam in CASES:
+        g = _pld_like(48, seed=count)
+        mean, std = C.moments(g)
+        lo, hi = C.window(count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
+        sizes.add(C.smooth_size(max(hi - lo + 1, len(g.m))))
+    assert any(n % 3 == 0 for n in sizes) and any(n % 5 == 0 for n in sizes) and any(n & (n - 1) for n in sizes)
+
+
+@pytest.mark.parametrize("n_fft", [96, 150, 360, 500])
+def test_rfft_entry_error_within_the_mixed_radix_bound(n_fft):
+    # |fl(rfft a)_j − (DFT a)_j| ≤ φ‖a‖₁ (Lemma 6(i)) at lengths with radix-3/5 stages, against a 40-digit DFT;
+    # the observed error must also sit below φ/FFT_SAFETY (the assumption holds without the safety factor)
+    import mpmath
+
+    mpmath.mp.dps = 40
+    rng = np.random.default_rng(n_fft)
+    a = rng.uniform(0.0, 1.0, n_fft // 2) * 10.0 ** -rng.uniform(0, 12, n_fft // 2)
+    spec = np.fft.rfft(a, n_fft)
+    phi = C.fft_entry_error(n_fft)
+    a1 = float(mpmath.fsum(mpmath.mpf(float(x)) for x in a))
+    worst = 0.0
+    for j in range(n_fft // 2 + 1):
+        exact = mpmath.fsum(mpmath.mpf(float(x)) * mpmath.expj(-2 * mpmath.pi * j * k / n_fft) for k, x in enumerate(a))
+        worst = max(worst, float(abs(mpmath.mpc(complex(spec[j])) - exact)))
+    assert worst <= phi / C.FFT_SAFETY * a1
+    assert worst > 0.0  # the comparison sees rounding at all
+
+
+@pytest.mark.parametrize("count,width_sd", [(5, 12.0), (12, 12.0)])
+def test_injected_zero_error_bound_is_caught_at_mixed_radix_lengths(monkeypatch, count, width_sd):
+    # N = 200 = 2³·5² and N = 360 = 2³·3²·5: with Lemma 6's error bound switched off both sides fail there too
+    g = _pld_like(48, seed=3)
+    mean, std = C.moments(g)
+    lo, hi = C.window(count, mean, std, g.k0, g.k1, width_sd, True)
+    assert C.smooth_size(max(hi - lo + 1, len(g.m))) % 5 == 0
+    monkeypatch.setattr(C, "half_spectrum_sum", lambda v, n: 0.0)
+    assert _violations(g, count, True, width_sd, 0.0)
+    assert _violations(g, count, False, width_sd, 0.0)
