@@ -67,7 +67,8 @@ OTHER_COMMANDS = {"theorem": "show", "theorems": "list", "latex": "latex",
                   # samplers of DP-SGD batches (issue 21)
                   "balls_and_bins": "compose --sampler balls-and-bins", "shuffled": "compose --sampler shuffle",
                   "random_allocation": "compose --sampler random-allocation --selected K",
-                  "cyclic": "compose --sampler cyclic", "sampler_composition": "compose --sampler"}
+                  "cyclic": "compose --sampler cyclic", "sampler_composition": "compose --sampler",
+                  "sampler_noise_multiplier": "calibrate --sampler"}
 
 _CHOICES = {
     "relation": ("substitute", "add_remove", "add/remove"),

@@ -412,7 +412,10 @@ class _Search:
                         aim = 0.5 * (a + b)
             else:
                 lower_tries += 1
-                rl = self._root(0, c if c is not None else b)
+                # no violation proven yet: the lowest σ evaluated is the nearest to the lower crossing (the
+                # secant near b kept aiming at an already evaluated σ: a standstill that ended the search
+                # with σ⁻ = 0 although one step lower was provable — T = 200, q = 0.05, ε = 2)
+                rl = self._root(0, c if c is not None else min(self.points))
                 if c is None or rl - c > ACCEPT * self.step:
                     aim = rl - m
                     if c is None and self.points and min(self.points) <= aim:
@@ -425,6 +428,8 @@ class _Search:
                         aim = 0.5 * (c + d)
             if self._key(aim) in self.points:  # numerical standstill: bisect the open bracket instead
                 pair = (a, b) if not up_done else (c, d)
+                if up_done and c is None:  # nothing proven below yet: step down past the lowest σ
+                    pair = (min(self.points) - 2.0 * max(m, self.step), min(self.points))
                 if pair[0] is None or pair[1] is None:
                     break
                 aim = 0.5 * (pair[0] + pair[1])
