@@ -379,7 +379,8 @@ def _load(real: str, name: str) -> types.ModuleType:
     code = importlib.machinery.SourceFileLoader(real, str(path)).get_code(real)  # from __pycache__ when fresh
     sys.modules[name] = module
     try:
-        exec(code, module.__dict__)
+        with _ObjMode():  # module-level code is plain Python in the real module too: no int64 or work limit
+            exec(code, module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise
