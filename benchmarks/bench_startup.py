@@ -21,6 +21,8 @@ FIRST_CALLS = {
     "subsampled_gaussian_profile": "bounds.subsampled_gaussian_profile(1.0, theta=1.0, rate=0.01)",
     "without_replacement": "bounds.without_replacement(1.0, 1e-6, 10, 1000)",
     "with_replacement": "bounds.with_replacement(1.0, 1e-6, 10, 1000)",
+    # a binomial window of 1.9·10⁶ terms: handed to the compiled kernel at once (numeric.pure, "Work limit")
+    "with_replacement m=1e12": "bounds.with_replacement(1.0, 1e-6, 10**12, 1711)",
     "rate_change": "bounds.rate_change(1.0, 1e-6, 0.1, 0.05)",
     "poisson_substitution": "bounds.poisson_substitution(1.0, 0.01, 1e-6, 1e-6)",
     "group_privacy": "bounds.group_privacy(1.0, 1e-6, 3)",

@@ -372,7 +372,11 @@ def scalar_call(kernel: str, args: list[float]) -> float:
     Two execution tiers.  The first ``PURE_CALLS`` calls of a kernel in a process run its source as plain
     Python (``numeric.pure``: no numba import, ≈ 0.5 s of CPU saved for a process that needs a few values);
     a call where plain Python raises or returns a non-real (where the compiled code, under numpy's error
-    model, gives an IEEE inf/NaN) is evaluated by the compiled kernel instead.  From call ``PURE_CALLS + 1``
+    model, gives an IEEE inf/NaN) is evaluated by the compiled kernel instead.  A call that would run a long
+    loop (more than ``numeric.pure.MAX_TRIPS`` iterations known before the loop starts, such as T3/T4's
+    binomial window at m = 10¹²) raises ``numeric.pure.TooLong`` in plain Python at once: it is evaluated by the
+    compiled kernel (compiled first if numba's cache lacks it, ≈ 1–3 s, against seconds to minutes of plain
+    Python), which then serves every later call of that kernel.  From call ``PURE_CALLS + 1``
     on, the kernel compiled as a plain ``@njit`` function (``numeric.scalar_kernel``: ≈ 0.3 µs, loaded from
     numba's disk cache) is called directly.  Both tiers give the ufunc route's bits (tests/bounds/test_pure.py,
     tests/bounds/test_contract.py).
@@ -405,7 +409,7 @@ def _compiled(kernel: str) -> Any:
 def _tiered(kernel: str) -> Any:
     """The first-calls form of ``kernel``: plain Python with a compiled fallback, replacing itself in
     ``_SCALAR_KERNELS`` by the compiled kernel after ``PURE_CALLS`` calls (at once if no plain form exists)."""
-    from numeric.pure import pure_function
+    from numeric.pure import TooLong, pure_function
 
     pure = pure_function(kernel)
     if pure is None:
@@ -423,6 +427,9 @@ def _tiered(kernel: str) -> Any:
         try:
             with np.errstate(all="ignore"):  # numpy scalars (table entries) in the kernels: no warnings
                 result = pure(*args)
+        except TooLong:  # a long loop (numeric.pure, "Work limit"): this process needs the compiled speed
+            compiled = _SCALAR_KERNELS[kernel] = _compiled(kernel)
+            return compiled(*args)
         except Exception:  # plain Python's ZeroDivisionError/ValueError/OverflowError: numba's IEEE value
             result = None
         spent += time.perf_counter() - start

@@ -16,6 +16,9 @@ module's code object (from its own ``__pycache__``) is executed a second time, a
 - ``numpy`` is numpy except ``nextafter`` (``math.nextafter``, same IEEE result on Python floats);
   ``math.floor``, ``math.ceil`` and ``int`` raise ``OverflowError`` beyond int64 (where numba's int64 result
   wraps, and a Python loop bound would never end);
+- ``range`` raises ``TooLong`` for a loop of more than ``MAX_TRIPS`` iterations, and ``GUARDS`` wrap the few
+  functions that fix the trip count of a ``while`` loop (``numeric.with_replacement.cutoffs``: the binomial
+  window) to raise it likewise (see "Work limit" below);
 - imports of ``numeric.*`` inside a twin resolve to twins; anything else from numba raises ``ImportError``
   at load, so a module using a feature not emulated here is *unsupported* (``pure_function`` returns None)
   and its kernels keep the compiled route.
@@ -30,7 +33,16 @@ operations in the same order as the compiled code (numba does not contract a·b 
 call the C library's), so the results are bit-identical.  That argument has one gap — integer arithmetic
 that wraps at int64 in numba but not in Python, guarded above only where an int is made from a float — and
 ``tests/bounds/test_contract.py`` checks the outcome: pure == compiled == ufunc over the accuracy grids of
-every kernel served.  ``HAS_FMA`` is computed in the twin from /proc/cpuinfo's flags (loading LLVM for
+every kernel served.
+
+Work limit.  Plain Python runs a kernel's loop ≈ 100× slower than compiled code (≈ 8 µs per
+``numeric.with_replacement`` block step against ≈ 50 ns): a call whose loop is long (m = 10¹², n = 1711 sums
+≈ 10⁶ blocks: 8 s as plain Python) must not be served here, since importing numba and loading (or compiling)
+the kernel costs ≈ 0.5–3 s once.  Where the trip count is known before the loop starts — a ``range`` of more
+than ``MAX_TRIPS`` = 2¹² iterations, or a binomial window (``GUARDS``) wider than that — the twin raises
+``TooLong`` instead of looping, and the caller (like for any exception) evaluates the call with the compiled
+kernel, so the answer is the compiled kernel's bits by construction.  Inside ``objmode`` blocks (Python under
+numba too) nothing is limited.  2¹² steps of the costliest loop body (≈ 10 µs) stay below ≈ 40 ms.  ``HAS_FMA`` is computed in the twin from /proc/cpuinfo's flags (loading LLVM for
 ``llvmlite``'s host features costs ≈ 45 ms), the compiled module's from llvmlite; tests/bounds/test_pure.py
 checks that they agree.
 """
@@ -234,6 +246,47 @@ class _ObjMode:
         _THREAD.object_mode -= 1
 
 
+# --- work limit ------------------------------------------------------------------------------------------
+
+MAX_TRIPS = 2 ** 12  # iterations of one loop run as plain Python (module docstring, "Work limit")
+
+
+class TooLong(Exception):
+    """A twin was about to run a loop of more than ``MAX_TRIPS`` iterations: the compiled kernel answers."""
+
+
+def _range(*args: Any) -> range:
+    """``range`` inside twins: one of more than ``MAX_TRIPS`` iterations raises ``TooLong`` (outside objmode)."""
+    trips = range(*args)
+    if getattr(_THREAD, "object_mode", 0):
+        return trips
+    try:
+        long = len(trips) > MAX_TRIPS
+    except OverflowError:  # more than sys.maxsize iterations
+        long = True
+    if long:
+        raise TooLong(f"a loop of {trips!r} iterations: compiled kernel")
+    return trips
+
+
+def _window_guard(cutoffs: Callable) -> Callable:
+    """``numeric.with_replacement.cutoffs`` whose window [lo, hi] (the trip count of the binomial sums' scan, or
+    of their ≤ MAX_TERMS blocks) holds more than ``MAX_TRIPS`` integers raises ``TooLong``."""
+    def guarded(m: float, p: float) -> tuple:
+        lo, hi, tails = cutoffs(m, p)
+        if hi - lo + 1.0 > MAX_TRIPS and not getattr(_THREAD, "object_mode", 0):
+            raise TooLong(f"a binomial window of {hi - lo + 1.0:.3g} terms (m = {m!r}): compiled kernel")
+        return lo, hi, tails
+    return guarded
+
+
+# by module, then function: wrappers installed in the twin after it is executed (its functions look the name
+# up in the twin's globals at call time, so they call the wrapper)
+GUARDS: dict[str, dict[str, Callable[[Callable], Callable]]] = {
+    "numeric.with_replacement": {"cutoffs": _window_guard},
+}
+
+
 def _int64(value: int) -> int:
     if -_INT64 <= value < _INT64 or getattr(_THREAD, "object_mode", 0):
         return value
@@ -291,7 +344,7 @@ def _int(x: Any = 0, *args: Any) -> int:
     return _int64(int(x, *args))
 
 
-_BUILTINS = dict(builtins.__dict__, __import__=_import, int=_int)
+_BUILTINS = dict(builtins.__dict__, __import__=_import, int=_int, range=_range)
 
 
 _LOCK = threading.RLock()  # one thread executes a twin; others wait (re-entrant: twins import twins)
@@ -326,10 +379,13 @@ def _load(real: str, name: str) -> types.ModuleType:
     code = importlib.machinery.SourceFileLoader(real, str(path)).get_code(real)  # from __pycache__ when fresh
     sys.modules[name] = module
     try:
-        exec(code, module.__dict__)
+        with _ObjMode():  # module-level code is plain Python in the real module too: no int64 or work limit
+            exec(code, module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise
+    for function_name, guard in GUARDS.get(real, {}).items():
+        module.__dict__[function_name] = guard(module.__dict__[function_name])
     parent, _, last = real.rpartition(".")
     setattr(twin(parent), last, module)  # ``import numeric.x`` then ``numeric.x.f`` inside a twin
     return module

@@ -168,3 +168,54 @@ def test_object_mode_functions_run_unguarded():
         for eps in (e, math.nextafter(e, 0.0), math.nextafter(e, 1.0), e * (1 - 1e-9)):
             for eps_b in (0.0, eps / 3):
                 assert twin_exact(beta, eps, eps_b) == kanon.admissible_exact(beta, eps, eps_b), (beta, eps, eps_b)
+
+
+def test_long_loops_go_to_the_compiled_kernel():
+    """A call whose loop is known up front to exceed ``MAX_TRIPS`` iterations is refused by the plain-Python
+    twin at once (``TooLong``: a T3 binomial window of 1.9·10⁶ terms at m = 10¹², n = 1711, which plain Python
+    summed in ≈ 8 s) and answered by the compiled kernel, with the array route's bits; the kernel is then
+    compiled for good.  A window just inside the limit stays plain Python, with the same bits as well."""
+    import pytest
+
+    import bounds
+    from bounds import _core
+    from numeric import scalar_kernel
+    from numeric.pure import MAX_TRIPS, TooLong, _ObjMode, _range, pure_function
+    from numeric.with_replacement import cutoffs
+
+    kernel = "numeric.with_replacement:delta"
+    wide = (1.0, 1e-6, 1e12, 1711.0)
+    lo, hi, _ = cutoffs(1e12, 1 / 1711)
+    assert hi - lo + 1 > 400 * MAX_TRIPS  # the case is what it claims to be
+    with pytest.raises(TooLong):
+        pure_function(kernel)(*wide)
+    # m = 4·10⁵, n = 100: a window of 5005 terms (over the limit); m = 10⁵: 2446 terms; m = 1000, n = 10⁴: a
+    # few terms and δ' inside (0, 1) (wider windows give δ' = 1: E[k] = m/n ≫ 1 draws of the record)
+    for m, n, served_by_python in ((4 * 10 ** 5, 100, False), (10 ** 5, 100, True), (1000, 10 ** 4, True),
+                                   (10 ** 12, 1711, False)):
+        point = (1.0, 1e-6, float(m), float(n))
+        lo, hi, _ = cutoffs(point[2], 1 / point[3])
+        assert (hi - lo + 1 <= MAX_TRIPS) == served_by_python, (m, hi - lo + 1)
+        saved = _core._SCALAR_KERNELS.pop(kernel, None)
+        try:
+            tiered = _core._SCALAR_KERNELS[kernel] = _core._tiered(kernel)
+            value = _core.scalar_call(kernel, list(point))
+            assert (_core._SCALAR_KERNELS[kernel] is tiered) == served_by_python
+            if not served_by_python:
+                assert _core._SCALAR_KERNELS[kernel] is scalar_kernel(kernel)
+        finally:
+            if saved is None:
+                _core._SCALAR_KERNELS.pop(kernel, None)
+            else:
+                _core._SCALAR_KERNELS[kernel] = saved
+        array = bounds.with_replacement(np.array([point[0]]), point[1], int(point[2]), int(point[3])).delta[0]
+        assert value == float(array), (m, value, array)
+        if n == 10 ** 4:
+            assert 0.0 < value < 1.0  # a value that tells routes apart
+    # the twins' range: MAX_TRIPS iterations run, one more is refused (also astronomically many), objmode unlimited
+    assert len(_range(MAX_TRIPS)) == MAX_TRIPS and len(_range(5, MAX_TRIPS + 5)) == MAX_TRIPS
+    for args in ((MAX_TRIPS + 1,), (-1, MAX_TRIPS), (10 ** 30,), (0, 10 ** 30, 2)):
+        with pytest.raises(TooLong):
+            _range(*args)
+    with _ObjMode():
+        assert len(_range(10 ** 6)) == 10 ** 6
