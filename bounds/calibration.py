@@ -342,40 +342,38 @@ class _Search:
         y = self.points.get(x, (math.inf, math.inf))[k]
         return x + math.log(2.0) if y > self.level else x - math.log(2.0)
 
+    def _closed(self, good: Callable[[float], bool], k: int, sign: int) -> tuple[float | None, float | None, bool]:
+        """(anchor, other, done) of one side.  anchor = the ln σ nearest the crossing where ``good`` holds (the
+        least certified one for the upper side, sign = +1; the largest violating one for the lower side,
+        sign = −1); other = the nearest evaluated ln σ beyond it (below for +1, above for −1) where it does not.
+        Done when the two are within rtol, or within INTERPOLATION_SPAN·rtol with the anchor within
+        ACCEPT·rtol of the secant's crossing of side k (0 lower, 1 upper values)."""
+        ok = [x for x in self.points if good(x)]
+        if not ok:
+            return None, None, False
+        anchor = min(ok) if sign > 0 else max(ok)
+        beyond = [x for x in self.points if sign * (anchor - x) > 0 and not good(x)]
+        if not beyond:
+            return anchor, None, False
+        other = max(beyond) if sign > 0 else min(beyond)
+        gap = sign * (anchor - other)
+        if gap <= self.step:
+            return anchor, other, True
+        if gap <= INTERPOLATION_SPAN * self.step:
+            left, right = sorted((other, anchor))  # the smaller ln σ first, as the secant was always taken
+            r = _secant((left, self.points[left][k]), (right, self.points[right][k]), self.level)
+            if r is not None and sign * (anchor - r) <= ACCEPT * self.step:
+                return anchor, other, True
+        return anchor, other, False
+
     def _upper_state(self) -> tuple[float | None, float | None, bool]:
         """(a, b, done): b = least certified ln σ, a = largest evaluated ln σ below b not certified."""
-        b = self._best_certified()
-        if b is None:
-            return None, None, False
-        below = [x for x in self.points if x < b and not self._certified(x)]
-        if not below:
-            return None, b, False
-        a = max(below)
-        if b - a <= self.step:
-            return a, b, True
-        if b - a <= INTERPOLATION_SPAN * self.step:
-            r = _secant((a, self.points[a][1]), (b, self.points[b][1]), self.level)
-            if r is not None and b - r <= ACCEPT * self.step:
-                return a, b, True
-        return a, b, False
+        b, a, done = self._closed(self._certified, 1, +1)
+        return a, b, done
 
     def _lower_state(self) -> tuple[float | None, float | None, bool]:
         """(c, d, done): c = largest ln σ proven to violate, d = least evaluated ln σ above c not proven."""
-        bad = [x for x in self.points if self._violates(x)]
-        if not bad:
-            return None, None, False
-        c = max(bad)
-        above = [x for x in self.points if x > c and not self._violates(x)]
-        if not above:
-            return c, None, False
-        d = min(above)
-        if d - c <= self.step:
-            return c, d, True
-        if d - c <= INTERPOLATION_SPAN * self.step:
-            r = _secant((c, self.points[c][0]), (d, self.points[d][0]), self.level)
-            if r is not None and r - c <= ACCEPT * self.step:
-                return c, d, True
-        return c, d, False
+        return self._closed(self._violates, 0, -1)
 
     def certify(self, x: float) -> tuple[float, float]:
         """(σ⁻, σ⁺) from certified evaluations, starting at ln σ = x."""

@@ -538,18 +538,9 @@ def log(x: float) -> float:
 @njit(cache=True, error_model="numpy", inline="always")
 def two_product(a: float, b: float):
     """(p, e), p = fl(a·b), a·b = p + e: ``numeric.special.two_product`` written inline (the same choice of FMA or
-    Dekker's product, ``HAS_FMA``, so the same (p, e); e = 0 where p is not finite), branch-free."""
-    p = a * b
-    if HAS_FMA:
-        e = fma(a, b, -p)
-    else:
-        t = SPLITTER * a
-        a_hi = t - (t - a)
-        a_lo = a - a_hi
-        t = SPLITTER * b
-        b_hi = t - (t - b)
-        b_lo = b - b_hi
-        e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    Dekker's product, ``HAS_FMA``, so the same (p, e); e = 0 where p is not finite), branch-free:
+    :func:`_exact_product` plus the guard for an infinite or NaN p."""
+    p, e = _exact_product(a, b)
     e = e if (p - p) == 0.0 else 0.0  # p inf or NaN
     return p, e
 
