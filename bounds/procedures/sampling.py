@@ -338,14 +338,13 @@ class BatchSampler:
 
 
 def _split(function: str, n: int, batch_size: Any, drop_remainder: bool) -> tuple[int, int]:
+    """(b, T) for n records cut into consecutive batches of b: T = ⌈n/b⌉ with the last batch holding the
+    n − (T − 1)·b remaining records (PyTorch's ``drop_last=False``, Opacus' default), or T = ⌊n/b⌋ with
+    ``drop_remainder=True`` (the last n mod b records of the order sit out the epoch)."""
     b = count(function, "batch_size", batch_size, minimum=1, maximum=max(n, 1))
     if not isinstance(drop_remainder, (bool, np.bool_)):
         raise ParameterTypeError(f"{function}: drop_remainder = {drop_remainder!r} must be True or False")
-    if n % b and not drop_remainder:
-        raise ValueError(f"{function}: dataset_size = {n} is not a multiple of batch_size = {b}; the accountant "
-                         f"assumes {n} = batch_size × steps_per_epoch.  Pass drop_remainder=True to leave out "
-                         f"{n % b} records each epoch (the last of the order), or change batch_size")
-    return b, n // b
+    return b, (n // b if drop_remainder else -(-n // b))
 
 
 class PoissonBatches(BatchSampler):
@@ -443,13 +442,17 @@ class ShuffledBatches(BatchSampler):
     (``sampler_composition(sampler="shuffle")``; the shuffled sampler ABLQ_S of Chua et al. 2024, *How Private
     are DP-SGD Implementations?*).
 
-    Every record is in exactly one batch per epoch; a fresh uniform permutation each epoch.  n must be a
-    multiple of b, or ``drop_remainder=True``: the permutation's last n mod b records sit out that epoch.
+    Every record is in exactly one batch per epoch; a fresh uniform permutation each epoch.  When b does not
+    divide n, the epoch has T = ⌈n/b⌉ batches, the last holding the n − (T − 1)·b records left (PyTorch's
+    ``drop_last=False``); with ``drop_remainder=True`` it has ⌊n/b⌋ and the permutation's last n mod b records
+    sit out that epoch.
 
     :meth:`accounting`: ``[(bounds.shuffled(mechanism, T, adjacency=...), epochs)]`` — a certified lower side
-    and the cyclic (fixed-batch) upper side; zero-out (default) or replace-one.  It needs every record in a
-    batch (n a multiple of b): with records sitting out the certified lower side is not the one of this
-    procedure, and :meth:`accounting_upper` (upper side only) is what holds.
+    and the cyclic (fixed-batch) upper side; zero-out (default) or replace-one.  Both sides hold with a partial
+    last batch (``docs/samplers/shuffle.md``, "A partial last batch", *derived*: the max-pair's law does not
+    depend on the batch sizes).  It needs every record in a batch: with ``drop_remainder=True`` and records
+    sitting out, the certified lower side is not the one of this procedure, and :meth:`accounting_upper`
+    (upper side only) is what holds.
 
     Examples
     --------
@@ -458,6 +461,8 @@ class ShuffledBatches(BatchSampler):
     >>> batches = list(ShuffledBatches(12, 4).epoch(rng=0))
     >>> len(batches), np.sort(np.concatenate(batches)).tolist() == list(range(12))
     (3, True)
+    >>> [len(b) for b in ShuffledBatches(7, 3).epoch(rng=0)]  # the last batch partial
+    [3, 3, 1]
     """
 
     sampler = "shuffle"
@@ -477,7 +482,7 @@ class ShuffledBatches(BatchSampler):
             yield np.sort(order[t * b:(t + 1) * b])
 
     def _words(self) -> dict[str, Any]:
-        if self.dataset_size % self.batch_size:
+        if self.batch_size * self.steps_per_epoch < self.dataset_size:
             raise ValueError(f"ShuffledBatches: {self.dataset_size % self.batch_size} of dataset_size = "
                              f"{self.dataset_size} records sit out each epoch (drop_remainder, batch_size = "
                              f"{self.batch_size}); the certified lower side of bounds.shuffled assumes every "
@@ -508,12 +513,16 @@ class ShuffledBatches(BatchSampler):
 class CyclicBatches(BatchSampler):
     """Fixed consecutive batches, the same every epoch (``sampler_composition(sampler="cyclic")``): batch t holds
     ``order[t·b:(t+1)·b]`` for a public ``order`` (default 0, 1, …, n − 1).  No randomness: no amplification.
+    When b does not divide n the last batch holds the n − (T − 1)·b records left (T = ⌈n/b⌉), or with
+    ``drop_remainder=True`` the last n mod b records of the order sit out (T = ⌊n/b⌋).
 
     Examples
     --------
     >>> from bounds.procedures import CyclicBatches
     >>> [b.tolist() for b in CyclicBatches(6, 2).epoch()]
     [[0, 1], [2, 3], [4, 5]]
+    >>> [b.tolist() for b in CyclicBatches(7, 3).epoch()]
+    [[0, 1, 2], [3, 4, 5], [6]]
     """
 
     sampler = "cyclic"

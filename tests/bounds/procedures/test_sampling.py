@@ -172,6 +172,37 @@ def test_shuffled_drop_remainder_uniform_ordered_batches():
     assert g_test(counts_of(obs), {c: Fraction(1, len(cells)) for c in cells}, trials) > ALPHA
 
 
+def test_shuffled_partial_last_batch_uniform_ordered_partition():
+    # n = 7, b = 3 (drop_last=False): batches of sizes 3, 3, 1, a uniform ordered partition of the records into
+    # them (7!/(3!·3!·1!) = 140 cells) — the pipeline whose T = ⌈n/b⌉ = 3 pair docs/samplers/shuffle.md proves
+    n, b, trials = 7, 3, 28_000
+    s = ShuffledBatches(n, b)
+    assert len(s) == 3 and s.steps_per_epoch == 3
+    g = np.random.default_rng(12)
+    obs = []
+    for _ in range(trials):
+        batches = [tuple(x.tolist()) for x in s.epoch(g)]
+        assert [len(x) for x in batches] == [3, 3, 1]
+        obs.append(tuple(batches))
+    cells = [(a, c, tuple(sorted(set(range(n)) - set(a) - set(c))))
+             for a in itertools.combinations(range(n), b) for c in itertools.combinations(range(n), b)
+             if not set(a) & set(c)]
+    assert len(cells) == 140
+    assert g_test(counts_of(obs), {c: Fraction(1, len(cells)) for c in cells}, trials) > ALPHA
+
+
+def test_partial_last_batch_accounting_counts_it():
+    # the procedure and the accountant's words agree on T = ⌈n/b⌉ (sampler_composition's step convention)
+    g = bounds.Gaussian.from_noise_multiplier(1.0)
+    for sampler in (ShuffledBatches(7, 3), CyclicBatches(7, 3)):
+        words = sampler.crosscheck_keywords(epochs=2)
+        assert words["steps_per_epoch"] == 3 and words["batch_size"] == 3 and words["dataset_size"] == 7
+        assert sampler.accounting(g, epochs=2)[0][1] == 2
+    assert ShuffledBatches(7, 3).accounting(g)[0][0].steps_per_epoch == 3
+    with pytest.raises(ValueError, match="sit out"):
+        ShuffledBatches(7, 3, drop_remainder=True).accounting(g)
+
+
 @pytest.mark.parametrize("n,T,trials,seed", [(3, 2, 40_000, 11), (3, 5, 25_000, 20261201)])
 def test_balls_and_bins_assignment_uniform(n, T, trials, seed):
     # the joint assignment of all n records: every bin uniform and the records independent
@@ -231,6 +262,7 @@ def test_cyclic_batches_fixed():
     assert [b.tolist() for b in s.epochs(2, rng=0)] == [[3, 4, 5], [0, 1, 2], [3, 4, 5], [0, 1, 2]]
     assert [b.tolist() for b in CyclicBatches(7, 3, drop_remainder=True)] == [[0, 1, 2], [3, 4, 5]]
     assert [b.tolist() for b in CyclicBatches(9, 3)] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    assert [b.tolist() for b in CyclicBatches(7, 3)] == [[0, 1, 2], [3, 4, 5], [6]]
 
 
 def test_cyclic_accounting():
@@ -383,8 +415,7 @@ def test_subset_samplers_bad_input():
 
 
 def test_batch_samplers_bad_input():
-    with pytest.raises(ValueError, match="not a multiple"):
-        ShuffledBatches(10, 3)
+    assert len(ShuffledBatches(10, 3)) == 4 and len(ShuffledBatches(10, 3, drop_remainder=True)) == 3
     for bad in (0, -1, 2.5, math.nan, "3", True, 11, 10 ** 400):
         with pytest.raises(ValueError, match="batch_size"):
             ShuffledBatches(10, bad)
