@@ -169,6 +169,9 @@ MAX_STEPS_WORK = 2e8  # dpsgd_max_steps: work limit in nodes × log₂ T units (
 WIDTH_CONSTANT = 40.0  # model of the ε-width: ≈ WIDTH_CONSTANT·√T·h²·(1 + 1/θ-spread); refined by measuring
 WIDTH_GROWTH = 8.0  # ... and ≈ WIDTH_GROWTH·T^0.73·h² for long runs (issue 21, measured at q = 0.01, σ = 1)
 SQUARING = "squaring"  # grid-set key (SQUARING, h): the squaring fallback's grids at spacing h (issue 21)
+# the squaring fallback's work limit per direction grid, in nodes × squaring levels (≈ 300 ns CPU each in long
+# double, measured at 10⁴ and 10⁵ steps: ≈ 6 s CPU); a grid beyond it is not squared (the width warning says so)
+SQUARING_WORK = 2e7
 
 
 def _check_count(function: str, count: Any, name: str = "count") -> int:
@@ -422,10 +425,17 @@ class Composition:
             del self._cache[key]
         return True
 
+    def _affordable(self, h: float) -> bool:
+        """True if squaring one direction at spacing h stays within ``SQUARING_WORK`` (estimated nodes ×
+        the squaring levels ⌈log₂ count⌉ of every phase)."""
+        levels = sum(max(count - 1, 1).bit_length() for count in self.steps.values())
+        return self._estimate_nodes(h) * levels <= SQUARING_WORK
+
     def _ensure(self, h: float) -> None:
-        """Build the grid sets of spacing h: the default one and, once the fallback is on, the squared one."""
+        """Build the grid sets of spacing h: the default one and, once the fallback is on and within its work
+        limit, the squared one."""
         self._grids(h)
-        if self._squared:
+        if self._squared and self._affordable(h):
             self._grids((SQUARING, h))
 
     def _grids(self, key):
@@ -681,6 +691,7 @@ class Composition:
             width_of(h)  # builds the grid (callers read the best over built grids)
             return h
         prev, prev_h = math.inf, h
+        fell_back = False
         for _ in range(MAX_REFINEMENTS + 1):
             w = width_of(h)
             if w > self.tolerance and self._sharpen(h):
@@ -689,19 +700,29 @@ class Composition:
                 self._h = h
                 return h
             if w > 0.8 * prev:
-                if setters is None or not self._powered() or not self._square(setters(h)):
+                spacings = [x for x in dict.fromkeys((prev_h, h)) if self._affordable(x)]
+                if (setters is None or not self._powered() or not spacings
+                        or not self._square(setters(h))):
                     reason = ("a halving of the grid spacing no longer narrows it: the convolutions' rounding-error "
-                              "bounds dominate" + ("; squaring fallback on" if self._squared else ""))
+                              "bounds dominate" + ("; squaring fallback on" if self._squared else "")
+                              + ("; the squaring fallback is beyond its work limit here"
+                                 if self._powered() and not self._affordable(h) else ""))
                     break
                 # the squared grid sets join the intersection: first at the coarser spacing the refinement
                 # came from (the floor does not depend on h, and squaring there costs a quarter or half of
                 # squaring at h: measured at 10⁴ steps, ε(1e-10) to 1e-2 in 1.0 s CPU instead of 3.9 s)
-                for spacing in dict.fromkeys((prev_h, h)):
+                fell_back = True
+                for spacing in spacings:
                     w = width_of(spacing)
                     if w <= self.tolerance:
                         self._h = spacing
                         return spacing
             prev, prev_h = w, h
+            if fell_back and not self._affordable(h / 2):
+                # this query's width is set by the floor, and a finer grid could not be squared: the power
+                # alone would not narrow it (measured: 10⁵ steps, 1 s CPU for nothing)
+                reason = "the squaring fallback is beyond its work limit at the next spacing"
+                break
             if self._estimate_nodes(h / 2) > MAX_NODES or h < 2.0 ** -30:
                 reason = f"refinement limit reached: {MAX_NODES} nodes"
                 break

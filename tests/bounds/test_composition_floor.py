@@ -181,3 +181,19 @@ def test_mixed_queries_take_the_best_of_both_routes():
     for key in comp._built():
         lo, hi = comp._delta_many(key, np.array([2.0, 10.0]))
         assert (s.lower >= lo).all() and (s.upper <= hi).all()
+
+
+def test_work_limit_stops_the_fallback_and_says_so(monkeypatch):
+    # squaring beyond SQUARING_WORK is not attempted: the sandwich stays the power's (still certified) and the
+    # width warning names the limit
+    import bounds.composition as bc
+    from proofs_checks.composition_references import gaussian_composed_delta
+
+    monkeypatch.setattr(bc, "SQUARING_WORK", 1.0)
+    theta = 2.0 / STEPS ** 0.5
+    comp = _gaussian(theta, STEPS)
+    with pytest.warns(UserWarning, match="beyond its work limit"):
+        s = comp.delta(16.0)
+    ref = gaussian_composed_delta(16.0, theta, STEPS)
+    assert s.lower <= ref <= s.upper
+    assert not comp._squared and all(isinstance(k, float) for k in comp._built())
