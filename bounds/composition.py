@@ -700,13 +700,13 @@ class Composition:
                 self._h = h
                 return h
             if w > 0.8 * prev:
-                spacings = [x for x in dict.fromkeys((prev_h, h)) if self._affordable(x)]
-                if (setters is None or not self._powered() or not spacings
-                        or not self._square(setters(h))):
+                possible = setters is not None and self._powered()
+                spacings = [x for x in dict.fromkeys((prev_h, h)) if self._affordable(x)] if possible else []
+                if not spacings or not self._square(setters(h)):
                     reason = ("a halving of the grid spacing no longer narrows it: the convolutions' rounding-error "
                               "bounds dominate" + ("; squaring fallback on" if self._squared else "")
                               + ("; the squaring fallback is beyond its work limit here"
-                                 if self._powered() and not self._affordable(h) else ""))
+                                 if possible and not spacings else ""))
                     break
                 # the squared grid sets join the intersection: first at the coarser spacing the refinement
                 # came from (the floor does not depend on h, and squaring there costs a quarter or half of
