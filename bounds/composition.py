@@ -717,6 +717,12 @@ class Composition:
                     if w <= self.tolerance:
                         self._h = spacing
                         return spacing
+                    if spacing != h and w <= 3.5 * self.tolerance:
+                        # one halving of the coarser spacing is expected to reach the tolerance (as below):
+                        # go there instead of squaring at h, which the refinement reached by two halvings
+                        # (measured at 10⁴ steps, δ(10) to 1e-3: 2⁻¹² then 2⁻¹³ in 6.3 s CPU, not 2⁻¹⁴ in 10.4 s)
+                        h = spacing
+                        break
             prev, prev_h = w, h
             if fell_back and not self._affordable(h / 2):
                 # this query's width is set by the floor, and a finer grid could not be squared: the power
