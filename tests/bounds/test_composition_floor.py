@@ -111,8 +111,8 @@ def test_poisson_delta_at_tiny_delta_is_tight(poisson_delta_10):
     assert s.upper - s.lower <= 1e-2 * s.upper, s  # measured 9.3e-3 (tolerance 1e-2)
     assert s.lower <= DP_DELTA_AT_10[1] and DP_DELTA_AT_10[0] <= s.upper, s
     assert s.lower <= SQUARED_DELTA_AT_10[1] and SQUARED_DELTA_AT_10[0] <= s.upper, s
-    # the ADD direction's power sets the floor (its upper ≈ 1.2e-9), REMOVE's is within 1 % of the width:
-    # both can set the width, both are squared
+    # the ADD direction's power sets the floor (its upper ≈ 1.2e-9) and REMOVE's power upper is ≈ 1 % above
+    # the best lower side (its own floor): both can set the width, both are squared
     assert comp._squared == {0, 1}
 
 
