@@ -260,7 +260,10 @@ class Composition:
     Built by :func:`compose`; see there (SPEC C1, *source*: Koskela et al. 2021; Gopi et al. 2021;
     Doroshenko et al. 2022).  ``delta(epsilon)`` and ``epsilon(delta)`` return ``Sandwich(lower, upper)``
     with ``lower ≤ exact ≤ upper`` (proof: ``docs/composition_proof.md``).  The grids are built on first
-    use and cached, so further queries on the same object are fast.
+    use and cached, so further queries on the same object are fast.  Phases of ≥ 4096 steps are raised by
+    one spectrum power (Lemma 6); where its error floor sets the width (tiny δ: ≈ 1e-9 at 10⁴ steps), the
+    directions concerned are rebuilt by squaring (Lemma 5) and the tighter sandwich is kept (issue 21; a
+    few seconds of CPU, limited by ``SQUARING_WORK``).
 
     Parameters
     ----------
