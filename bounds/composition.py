@@ -168,6 +168,10 @@ MAX_REFINEMENTS = 3
 MAX_STEPS_WORK = 2e8  # dpsgd_max_steps: work limit in nodes × log₂ T units (≈ 30–50 CPU s measured)
 WIDTH_CONSTANT = 40.0  # model of the ε-width: ≈ WIDTH_CONSTANT·√T·h²·(1 + 1/θ-spread); refined by measuring
 WIDTH_GROWTH = 8.0  # ... and ≈ WIDTH_GROWTH·T^0.73·h² for long runs (issue 21, measured at q = 0.01, σ = 1)
+SQUARING = "squaring"  # grid-set key (SQUARING, h): the squaring fallback's grids at spacing h (issue 21)
+# the squaring fallback's work limit per direction grid, in nodes × squaring levels (≈ 300 ns CPU each in long
+# double, measured at 10⁴ and 10⁵ steps: ≈ 6 s CPU); a grid beyond it is not squared (the width warning says so)
+SQUARING_WORK = 2e7
 
 
 def _check_count(function: str, count: Any, name: str = "count") -> int:
@@ -256,7 +260,10 @@ class Composition:
     Built by :func:`compose`; see there (SPEC C1, *source*: Koskela et al. 2021; Gopi et al. 2021;
     Doroshenko et al. 2022).  ``delta(epsilon)`` and ``epsilon(delta)`` return ``Sandwich(lower, upper)``
     with ``lower ≤ exact ≤ upper`` (proof: ``docs/composition_proof.md``).  The grids are built on first
-    use and cached, so further queries on the same object are fast.
+    use and cached, so further queries on the same object are fast.  Phases of ≥ 4096 steps are raised by
+    one spectrum power (Lemma 6); where its error floor sets the width (tiny δ: ≈ 1e-9 at 10⁴ steps), the
+    directions concerned are rebuilt by squaring (Lemma 5) and the tighter sandwich is kept (issue 21; a
+    few seconds of CPU, limited by ``SQUARING_WORK``).
 
     Parameters
     ----------
@@ -305,10 +312,15 @@ class Composition:
         self.tolerance = tol
         self.total_steps = total
         self._grid_steps = sum(self.steps.values())  # steps the grids compose (plain Gaussians merged)
-        self._cache: dict[float, tuple] = {}
-        self._direction_cache: dict[tuple, tuple] = {}  # (direction, spacing) -> (upper, lower)
+        # grid sets, keyed by h (the default route: the spectrum power from DIRECT_FROM steps on) or by
+        # (SQUARING, h) (the fallback route, see ``_refined``), and their hockey-stick tables ("tables", key)
+        self._cache: dict[Any, tuple] = {}
+        self._direction_cache: dict[tuple, tuple] = {}  # (direction, spacing, squared) -> (upper, lower)
         self._sharp: set[float] = set()
         self._all_sharp = False
+        # direction indices rebuilt by squaring in the (SQUARING, h) grid sets (issue 21: the spectrum power's
+        # rounding-error floor); empty until a halving of h stops narrowing a sandwich those directions set
+        self._squared: set[int] = set()
         self._h = self._initial_h()
         # optional callable(str) told which stage a long computation is in (the CLI's progress line)
         self.progress: Any = None
@@ -393,15 +405,51 @@ class Composition:
             return False
         self._sharp.add(h)
         self._all_sharp = True  # a direction that mattered once is built at full resolution from now on
-        self._cache.pop(h, None)
-        self._cache.pop(("tables", h), None)
+        for key in (h, (SQUARING, h)):
+            self._cache.pop(key, None)
+            self._cache.pop(("tables", key), None)
         return True
 
-    def _grids(self, h: float):
-        """Per direction, the composed (upper, lower, spacing) grids (cached per h; spacing per direction
-        from ``_spacing``)."""
-        if h in self._cache:
-            return self._cache[h]
+    def _powered(self) -> bool:
+        """True if some phase is raised by the spectrum power (``numeric.composition.power``: a count of at
+        least ``DIRECT_FROM``), the only route the squaring fallback changes."""
+        return max(self.steps.values()) >= _C().DIRECT_FROM
+
+    def _square(self, directions: set[int]) -> bool:
+        """Add ``directions`` (indices into ``_directions()``) to those rebuilt by squaring; False if none
+        was new.  The (SQUARING, h) grid sets built so far are dropped (their other directions come back
+        from ``_direction_cache``, so only the new squarings cost time)."""
+        new = set(directions) - self._squared
+        if not new:
+            return False
+        self._squared |= new
+        for key in [k for k in self._cache if isinstance(k, tuple) and (k[0] == SQUARING or (
+                k[0] == "tables" and isinstance(k[1], tuple)))]:
+            del self._cache[key]
+        return True
+
+    def _affordable(self, h: float) -> bool:
+        """True if squaring one direction at spacing h stays within ``SQUARING_WORK`` (estimated nodes ×
+        the squaring levels ⌈log₂ count⌉ of every phase)."""
+        levels = sum(max(count - 1, 1).bit_length() for count in self.steps.values())
+        return self._estimate_nodes(h) * levels <= SQUARING_WORK
+
+    def _ensure(self, h: float) -> None:
+        """Build the grid sets of spacing h: the default one and, once the fallback is on and within its work
+        limit, the squared one."""
+        self._grids(h)
+        if self._squared and self._affordable(h):
+            self._grids((SQUARING, h))
+
+    def _grids(self, key):
+        """Per direction, the composed (upper, lower, spacing) grids of the grid set ``key`` (cached): key h
+        is the default route at spacing h, key (SQUARING, h) the same grids with the directions in
+        ``_squared`` rebuilt with every phase squared (Lemma 5, ``direct=False``; issue 21).  Spacing per
+        direction from ``_spacing``."""
+        if key in self._cache:
+            return self._cache[key]
+        squaring = isinstance(key, tuple)
+        h = key[1] if squaring else key
         need = self._estimate_nodes(h)
         if need > MAX_NODES:
             raise ValueError(f"compose: this composition needs about {need} grid nodes at spacing {h!r} "
@@ -411,14 +459,18 @@ class Composition:
         directions = self._directions()
         for i, direction in enumerate(directions):
             hd = self._spacing(h, i)
-            if (direction, hd) not in self._direction_cache:
-                self._direction_cache[(direction, hd)] = self._direction_grids(direction, hd, i, len(directions))
-            out.append(self._direction_cache[(direction, hd)] + (hd,))
-        self._cache[h] = (h, out)
-        return self._cache[h]
+            squared = squaring and i in self._squared
+            if (direction, hd, squared) not in self._direction_cache:
+                self._direction_cache[(direction, hd, squared)] = self._direction_grids(
+                    direction, hd, i, len(directions), squared)
+            out.append(self._direction_cache[(direction, hd, squared)] + (hd,))
+        self._cache[key] = (h, out)
+        return self._cache[key]
 
-    def _direction_grids(self, direction: int, h: float, i: int, n_directions: int):
-        """The composed (upper, lower) grids of one direction at spacing h."""
+    def _direction_grids(self, direction: int, h: float, i: int, n_directions: int, squared: bool = False):
+        """The composed (upper, lower) grids of one direction at spacing h; ``squared``: every phase by
+        squaring (Lemma 5; long double from ``EXTENDED_FROM`` steps as before issue 21), not the spectrum
+        power (Lemma 6), whose entrywise error bound sets an absolute floor in δ (≈ 1e-9 at 10⁴ steps)."""
         C = _C()
         need = self._estimate_nodes(h)
         self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/{n_directions}, "
@@ -452,10 +504,12 @@ class Composition:
             acc_mean += count * mean
             acc_var += count * sd * sd
             self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/"
-                         f"{n_directions}, phase {j + 1}/{len(steps)}: {count} steps by FFT")
+                         f"{n_directions}, phase {j + 1}/{len(steps)}: {count} steps by FFT"
+                         + (" (squaring: the spectrum power's error floor)" if squared else ""))
             ext = self._grid_steps >= C.EXTENDED_FROM
-            pu = C.power(u, count, True, lam=lam, extended=ext)
-            pl = C.power(lw, count, False, lam=lam, extended=ext)
+            direct = False if squared else None  # None: the power from DIRECT_FROM steps on
+            pu = C.power(u, count, True, lam=lam, extended=ext, direct=direct)
+            pl = C.power(lw, count, False, lam=lam, extended=ext, direct=direct)
             if up is None:
                 up, low = pu, pl
             else:
@@ -478,8 +532,9 @@ class Composition:
             low = C.Grid(m, low.k0, low.m_inf if math.isfinite(low.m_inf) else 0.0, 0.0, low.total)
         return up, low
 
-    def _tables(self, h: float, e_min: float = 0.0):
-        """Per direction, the (upper, lower) hockey-stick tables of the composed grids (cached per h), exact
+    def _tables(self, h, e_min: float = 0.0):
+        """Per direction, the (upper, lower) hockey-stick tables of the composed grids of the grid set ``h``
+        (a spacing, or a (SQUARING, spacing) key — ``_grids``; cached per grid set), exact
         for every ε ≥ min(e_min, 0): the nodes below are merged up / dropped first (``merged_below``; issue 21:
         ε(δ) reads ε ≥ 0 only, and the tables cost about a fifth of a 10⁵-step ε).  Rebuilt from further down
         when a δ at a smaller ε is asked for."""
@@ -499,16 +554,22 @@ class Composition:
             self._cache[key] = (cut, rows)
         return self._cache[key][1]
 
-    def _delta_many(self, h: float, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(lower, upper) of δ at every ε of a float64 array, on the grids of spacing h (O(1) per point)."""
+    def _delta_directions(self, h, eps: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per direction, (lower, upper) of that direction's δ at every ε of a flat float64 array, on the
+        grid set ``h`` (a spacing or a (SQUARING, spacing) key)."""
         C = _C()
         e = np.ascontiguousarray(eps, dtype=np.float64).ravel()
-        lo = hi = None
         finite = e[~np.isnan(e)]
         e_min = float(finite.min()) if finite.size else 0.0
-        for ((bu, cu), (gu_k0, gu_inf)), ((bl, cl), (gl_k0, gl_inf)), hd in self._tables(h, e_min):
-            u = C.hs_eval(bu, cu, gu_k0, hd, gu_inf, e, True)
-            lw = C.hs_eval(bl, cl, gl_k0, hd, gl_inf, e, False)
+        return [(C.hs_eval(bl, cl, gl_k0, hd, gl_inf, e, False), C.hs_eval(bu, cu, gu_k0, hd, gu_inf, e, True))
+                for ((bu, cu), (gu_k0, gu_inf)), ((bl, cl), (gl_k0, gl_inf)), hd in self._tables(h, e_min)]
+
+    def _delta_many(self, h, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) of δ at every ε of a float64 array, on the grid set ``h`` (a spacing or a
+        (SQUARING, spacing) key; O(1) per point): the maxima over the directions."""
+        e = np.ascontiguousarray(eps, dtype=np.float64).ravel()
+        lo = hi = None
+        for lw, u in self._delta_directions(h, e):
             lo = lw if lo is None else np.maximum(lo, lw)
             hi = u if hi is None else np.maximum(hi, u)
         # δ(−∞) = H_0(P‖Q) = P(everything) = 1 exactly, for every pair
@@ -530,7 +591,7 @@ class Composition:
             if memo is None:
                 a, b = self._delta_many(h, eps)
             else:  # one query array, several refinement levels: each grid evaluated once
-                key = (h, h in self._sharp)
+                key = self._memo_key(h)
                 if key not in memo:
                     memo[key] = self._delta_many(h, eps)
                 a, b = memo[key]
@@ -538,8 +599,14 @@ class Composition:
             hi = b if hi is None else np.minimum(hi, b)
         return lo, hi
 
-    def _built(self) -> list[float]:
-        return [k for k in self._cache if isinstance(k, float)]
+    def _built(self) -> list:
+        """The grid-set keys built so far: spacings h and (SQUARING, h)."""
+        return [k for k in self._cache if isinstance(k, float) or (isinstance(k, tuple) and k[0] == SQUARING)]
+
+    def _memo_key(self, key) -> tuple:
+        """What a grid set's contents depend on beyond its key: ADD sharpened at h, the squared directions."""
+        h = key[1] if isinstance(key, tuple) else key
+        return key, h in self._sharp, tuple(sorted(self._squared)) if isinstance(key, tuple) else ()
 
     def _floor(self, h: float) -> float:
         """δ_upper at the top of the grid: the smallest δ this grid certifies."""
@@ -598,7 +665,7 @@ class Composition:
             if memo is None:
                 a, b = self._epsilon_many(h, delta)
             else:
-                key = (h, h in self._sharp)
+                key = self._memo_key(h)
                 if key not in memo:
                     memo[key] = self._epsilon_many(h, delta)
                 a, b = memo[key]
@@ -606,18 +673,28 @@ class Composition:
             hi = b if hi is None else np.minimum(hi, b)
         return lo, hi
 
-    def _refined(self, width_of) -> float:
+    def _refined(self, width_of, setters=None) -> float:
         """The grid spacing: halve h until width_of(h) ≤ tolerance, the node limit is reached, or a halving
         no longer narrows the sandwich (then the floating-point error bounds of the convolutions, not the
-        grid spacing, set the width: finer grids only cost time).  ``width_of(h)`` measures the sandwich
-        the caller returns: the best over every grid built so far, h included."""
+        grid spacing, set the width: finer grids only cost time).  ``width_of(h)`` builds the grid sets of
+        spacing h (``_ensure``) and measures the sandwich the caller returns: the best over every grid set
+        built so far, h included.
+
+        The squaring fallback (issue 21): where a halving no longer narrows the sandwich and some phase was
+        raised by the spectrum power (≥ ``DIRECT_FROM`` steps; Lemma 6, whose entrywise FFT error bound is an
+        absolute floor in δ — ≈ 1e-9 at 10⁴ steps), the directions ``setters(h)`` names (those whose upper
+        side can set the width at the queries) are rebuilt by squaring (Lemma 5, long double from
+        ``EXTENDED_FROM``) at the same h, as a second grid set (SQUARING, h); the sandwich is the intersection
+        over both (each is certified), and the refinement goes on with both routes at every finer h.  For
+        δ ≥ 1e-8 the floor is far below the width and this never fires (the fast path is unchanged)."""
         h = self._h
         if any(k[0] == "round" and getattr(k[2], "_gap_is_inherent", False) for k in self.steps):
             # a plug-in round whose upper side is only a bound (shuffling: the cyclic value): the sandwich's
             # gap is the sampler's, refining the grid cannot close it
             width_of(h)  # builds the grid (callers read the best over built grids)
             return h
-        prev = math.inf
+        prev, prev_h = math.inf, h
+        fell_back = False
         for _ in range(MAX_REFINEMENTS + 1):
             w = width_of(h)
             if w > self.tolerance and self._sharpen(h):
@@ -626,9 +703,35 @@ class Composition:
                 self._h = h
                 return h
             if w > 0.8 * prev:
-                reason = "a halving of the grid spacing no longer narrows it: the convolutions' rounding-error bounds dominate"
+                possible = setters is not None and self._powered()
+                spacings = [x for x in dict.fromkeys((prev_h, h)) if self._affordable(x)] if possible else []
+                if not spacings or not self._square(setters(h)):
+                    reason = ("a halving of the grid spacing no longer narrows it: the convolutions' rounding-error "
+                              "bounds dominate" + ("; squaring fallback on" if self._squared else "")
+                              + ("; the squaring fallback is beyond its work limit here"
+                                 if possible and not spacings else ""))
+                    break
+                # the squared grid sets join the intersection: first at the coarser spacing the refinement
+                # came from (the floor does not depend on h, and squaring there costs a quarter or half of
+                # squaring at h: measured at 10⁴ steps, ε(1e-10) to 1e-2 in 1.0 s CPU instead of 3.9 s)
+                fell_back = True
+                for spacing in spacings:
+                    w = width_of(spacing)
+                    if w <= self.tolerance:
+                        self._h = spacing
+                        return spacing
+                    if spacing != h and w <= 3.5 * self.tolerance:
+                        # one halving of the coarser spacing is expected to reach the tolerance (as below):
+                        # go there instead of squaring at h, which the refinement reached by two halvings
+                        # (measured at 10⁴ steps, δ(10) to 1e-3: 2⁻¹² then 2⁻¹³ in 6.3 s CPU, not 2⁻¹⁴ in 10.4 s)
+                        h = spacing
+                        break
+            prev, prev_h = w, h
+            if fell_back and not self._affordable(h / 2):
+                # this query's width is set by the floor, and a finer grid could not be squared: the power
+                # alone would not narrow it (measured: 10⁵ steps, 1 s CPU for nothing)
+                reason = "the squaring fallback is beyond its work limit at the next spacing"
                 break
-            prev = w
             if self._estimate_nodes(h / 2) > MAX_NODES or h < 2.0 ** -30:
                 reason = f"refinement limit reached: {MAX_NODES} nodes"
                 break
@@ -682,15 +785,26 @@ class Composition:
             # of interest): a proxy that also suits profiles with flat parts (atoms), where ε(δ) jumps.  A
             # lower side of 0 counts as width 1 (issue 19: it was ignored, and (0.0, 0.847) passed silently)
             # unless the upper side is within 1e3 of the grid's floor (δ there is not resolved anyway)
-            self._grids(h)
+            self._ensure(h)
             lo, hi = self._delta_best(e, memo)
-            floor = self._floor(h)
-            keep = np.isfinite(e) & (hi < 1) & (hi > 1e3 * floor)
+            keep = kept(h, hi)
             if not keep.any():
                 return 0.0
             return float(np.max((hi[keep] - lo[keep]) / hi[keep]))
 
-        self._refined(width)
+        def kept(h, hi):
+            return np.isfinite(e) & (hi < 1) & (hi > 1e3 * self._floor(h))
+
+        def setters(h):
+            # the directions whose upper side at spacing h (default route) exceeds the best lower side at a
+            # counted query: only they can set the width, so only they are worth squaring (each costs ~50×
+            # the power at 10⁴ steps)
+            lo, hi = self._delta_best(e, memo)
+            keep = kept(h, hi).ravel()
+            return {i for i, (_, u) in enumerate(self._delta_directions(h, e))
+                    if (u[keep] > lo.ravel()[keep]).any()}
+
+        self._refined(width, setters)
         lows, ups = self._delta_best(e, memo)
         if scalar:
             return Sandwich(float(lows), float(ups))
@@ -728,6 +842,7 @@ class Composition:
         memo: dict = {}
 
         def width(h):
+            self._ensure(h)
             floor = self._floor(h)
             if (d <= floor).any():
                 raise ValueError(f"Composition.epsilon: delta = {float(d.min())!r} is below {floor:.3g}, the "
@@ -736,7 +851,13 @@ class Composition:
             lo, hi = self._epsilon_best(d, memo)
             return float(np.max(hi - lo))
 
-        self._refined(width)
+        def setters(h):
+            # a direction whose upper δ at the best lower ε is ≤ δ already has its upper ε below that lower
+            # side, so it cannot set the width; the others are worth squaring
+            lo, _ = self._epsilon_best(d, memo)
+            return {i for i, (_, u) in enumerate(self._delta_directions(h, lo.ravel())) if (u > d.ravel()).any()}
+
+        self._refined(width, setters)
         lows, ups = self._epsilon_best(d, memo)
         if scalar:
             return Sandwich(float(lows), float(ups))
