@@ -151,9 +151,9 @@ def _exact_product(a: float, b: float):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _cody_waite(xc: float):
-    """The reduction shared by ``_exp_reduce`` and ``_exp_reduce_estrin``: k = rint(xc/ln 2) (as the bits offset
-    and as a float), r + rr = xc − k·ln 2 (r rounded, rr its exact rounding error) and r²/2 = h1 + h2 with
-    h1 = r1²/2 exact (r1 = r with its low 26 bits cleared)."""
+    """The reduction of ``_exp_reduce`` (``expm1``, ``exp``: no FMA; ``_exp_reduce_estrin`` has its own, with FMAs):
+    k = rint(xc/ln 2) (as the bits offset and as a float), r + rr = xc − k·ln 2 (r rounded, rr its exact rounding
+    error) and r²/2 = h1 + h2 with h1 = r1²/2 exact (r1 = r with its low 26 bits cleared)."""
     t = xc * INV_LN2 + SHIFTER
     kf = t - SHIFTER
     # k from the bits of t = 1.5·2⁵² + k (a spacing of 1 there): an integer subtraction, where a float → int64
