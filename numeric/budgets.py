@@ -17,10 +17,11 @@ from .with_replacement import BUDGET_ULPS as _WITH_REPLACEMENT
 # relative error r is ≤ r/u ulps.
 # Since issue 14 (libm-free, vectorised): ONE branch for every 0 < ε < ∞ (after δ = 0, k = 1, ε = 0, ε = ∞),
 # numeric.elementary.group_delta: kε = p + e exactly; e^p − 1 = 2^K·σ_n and e^ε − 1 = 2^{K_d}·σ_d, σ in
-# double-double within 0.451u (the reduction of numeric.elementary.expm1 without its final rounding, as in
-# amplify, its polynomial in Estrin's scheme: 7.87u on d (issue 20's per-term count; 22.1u before) instead of
-# Horner's 5.46u); N = σ_n + (σ_n + 2^{−K})·e ≤ 1.451u; D = σ_d rounded ≤ 1.451u; N/D and ×mantissa(δ) 2u; the
-# power of two 2^{K − K_d + exponent(δ)} exact for a normal result: ≤ 4.902u ≤ 5.8u (GROUP_DELTA_BOUND_U; proof in its
+# double-double within 0.417u (the reduction of numeric.elementary.expm1 without its final rounding, as in
+# amplify, its polynomial in Estrin's scheme with fused multiply-adds: 6.765u on d (issue 20's per-term count, one
+# rounding per FMA; 7.87u without FMAs, 22.1u before) instead of Horner's 5.46u); N = σ_n + (σ_n + 2^{−K})·e ≤
+# 1.417u; D = σ_d rounded ≤ 1.417u; N/D and ×mantissa(δ) 2u; the
+# power of two 2^{K − K_d + exponent(δ)} exact for a normal result: ≤ 4.834u ≤ 5.8u (GROUP_DELTA_BOUND_U; proof in its
 # docstring); a subnormal result rounds once more (≤ ½ step), and kε > 1490 gives inf (there δ_k > 1; min → 1).
 # So 8 (``up`` moves ≥ 8 steps: ≥ 8u|x| relative, and ≥ 8 steps of 2⁻¹⁰⁷⁴ for subnormals) holds with margin,
 # now also where the log-space branch had 130: that branch (and its logarithms) is gone from the kernels.
@@ -35,12 +36,12 @@ GROUP_DELTA = 8
 
 BUDGETS: dict[str, int] = {
     # T1/T2/T5/T6/T17 ε = A_η(ε): derived since issue 14.  numeric.elementary.amplify (one straight-line exp
-    # reduction and logarithm, e^ε − 1 and η(e^ε − 1) in double-double, no libm) has |error| ≤ 2.89u·A + 2⁻¹⁰⁷⁴
-    # (≤ 1.89u·A + 2⁻¹⁰⁷⁴ for ε ≤ 1400; ≤ 2.5 steps of 2⁻¹⁰⁷⁴ + 1.63u·A for subnormal A), i.e. ≤ 2.89 ulps on an
+    # reduction and logarithm, e^ε − 1 and η(e^ε − 1) in double-double, no libm) has |error| ≤ 2.76u·A + 2⁻¹⁰⁷⁴
+    # (≤ 1.76u·A + 2⁻¹⁰⁷⁴ for ε ≤ 1400; ≤ 2.5 steps of 2⁻¹⁰⁷⁴ + 1.59u·A for subnormal A), i.e. ≤ 2.76 ulps on an
     # exact η (T1, T6, T17); amplify_quotient (T2's m/n, T5's rate_to/rate_from: η's power of two from numerator
-    # and denominator, the mantissas' quotient rounded once) ≤ 3.89 ulps.  Proofs in their docstrings (issue 20:
-    # Estrin's scheme for both polynomials, Fast2Sums and FMA-exact products for speed; the bounds were 2.80 and
-    # 3.80 ulps with Horner's scheme, the budgets of 4 hold either way).  They were
+    # and denominator, the mantissas' quotient rounded once) ≤ 3.76 ulps.  Proofs in their docstrings (issue 20:
+    # Estrin's scheme for both polynomials, Fast2Sums and fused multiply-adds for speed; the bounds were 2.80 and
+    # 3.80 ulps with Horner's scheme, 2.89 and 3.89 before the FMAs, the budgets of 4 hold in each case).  They were
     # measured 4s, and T5's was unsound where rate_to/rate_from is subnormal (η rounded to a subnormal double:
     # rate_change(702.65, δ, 0.8594, 1e-323) was 14 % low; tests/numeric/test_elementary.py).
     "t1_epsilon": 4,
@@ -84,13 +85,13 @@ BUDGETS.update(_SUBSAMPLED_PROFILES)
 # grids and the adversarial search (with the margin in the README) — evidence, not a proof.  The note says which
 # output is which and what is assumed.
 BUDGET_PROVENANCE: dict[str, tuple[str, str]] = {
-    "T1": ("derived", "ε ≤ 2.89 ulps (numeric.elementary.amplify, libm-free); δ exact directed rounding; "
+    "T1": ("derived", "ε ≤ 2.76 ulps (numeric.elementary.amplify, libm-free); δ exact directed rounding; "
                       "inverse checked against the rounded forward map"),
-    "T2": ("measured", "ε derived ≤ 3.89 ulps; δ 2 ulps measured"),
+    "T2": ("measured", "ε derived ≤ 3.76 ulps; δ 2 ulps measured"),
     "T3": ("measured", "ε' 6 ulps measured (margin 1.6×); δ' running error bound (derived)"),
     "T4": ("measured", "ε' 6 ulps measured (margin 1.6×); δ' running error bound (derived)"),
-    "T5": ("measured", "ε derived ≤ 3.89 ulps; δ 2 ulps measured"),
-    "T6": ("measured", "ε derived ≤ 2.89 ulps; δ 4 ulps measured (margin 1.6×)"),
+    "T5": ("measured", "ε derived ≤ 3.76 ulps; δ 2 ulps measured"),
+    "T6": ("measured", "ε derived ≤ 2.76 ulps; δ 4 ulps measured (margin 1.6×)"),
     "T7": ("derived", "kε exact upward rounding; δ_k ≤ 5.8u (numeric.elementary.group_delta)"),
     "T8": ("measured", "δ and ε at δ: 4 ulps measured (libm exp/expm1/log)"),
     "T9": ("measured", "δ 40 ulps measured (margin 9.2×) over erfcx (derived ≤ 2.1u); ε at δ 16 ulps measured"),
@@ -104,7 +105,7 @@ BUDGET_PROVENANCE: dict[str, tuple[str, str]] = {
                         "bracketed; inverse budget 128 (measured 36)"),
     "T15": ("derived", "running error bound E (numeric.binomial, numeric.kanon); exact integer decisions"),
     "T16": ("derived", "T15's kernel at ε − ε₁ taken exactly"),
-    "T17": ("derived", "ε ≤ 2.89 ulps (the T1 map on an exact η); δ exact"),
+    "T17": ("derived", "ε ≤ 2.76 ulps (the T1 map on an exact η); δ exact"),
     "T18": ("measured", "ε₀' 4 ulps measured"),
     "C1": ("derived", "proof note docs/composition_proof.md; assumes libm erfc/exp/expm1/log1p within 8 ulps, "
                       "the T8/T9/T11 kernel budgets (measured) and Higham's FFT bound for pocketfft (×4)"),

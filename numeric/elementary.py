@@ -10,8 +10,12 @@ compiled, cached kernel), (2) it is compiled with ``error_model="numpy"`` (no Ze
 slower than glibc (benchmarks/README.md, bench_elementary.py).  Used by the generated T1, T2, T5, T6 and T17 ε
 kernels (``numeric.generate.ELEMENTARY_KERNELS``); every other kernel keeps libm.
 
-Bit-identical in plain Python: every operation is an IEEE-754 binary64 operation with round-to-nearest-even
-and no fused multiply-add (numba does not contract a·b + c unless fastmath is on), the nearest integer comes
+Bit-identical in plain Python and on every CPU: every operation is an IEEE-754 binary64 operation with
+round-to-nearest-even — +, −, ×, ÷ and the fused multiply–add fusedMultiplyAdd where the code calls ``fma``
+(``numeric.special.fma``, LLVM's ``llvm.fma.f64``: the FMA instruction where the CPU has one, else a call of the C
+library's ``fma``, which a conforming libm — glibc, musl, macOS, current UCRT — rounds correctly; the plain-Python
+tier computes it exactly with integers, ``numeric.pure._fma``); numba never contracts a written a·b + c into an
+FMA (fastmath is off), so an FMA is exactly where ``fma`` is written — the nearest integer comes
 from the 1.5·2⁵² shifter, and the two bit casts have a ``struct`` equivalent (``as_bits``/``as_double``; the
 compiled route gets an LLVM ``bitcast`` through ``@overload``).  So ``expm1.py_func(x) == expm1(x)`` bit for
 bit (tests/numeric/test_elementary.py), which the numba-free scalar route needs.
@@ -20,16 +24,24 @@ Error bounds (u = 2⁻⁵³; proofs in each docstring; relative error e ⇒ at m
 double x is ≥ u·|x|):
 
 - ``expm1``: |computed − (e^x − 1)| ≤ 1.38·u·|e^x − 1| for −45 ≤ x ≤ 709.78 (EXPM1_BOUND_U).
-- ``log1p``: |computed − ln(1 + y)| ≤ 1.43·u·|ln(1 + y)| for −1 < y < ∞ (LOG1P_BOUND_U).
+- ``log1p``: |computed − ln(1 + y)| ≤ 1.34·u·|ln(1 + y)| for −1 < y < ∞ (LOG1P_BOUND_U).
 - ``amplify``: A_η(ε) = ln(1 + η(e^ε − 1)) fused, with e^ε − 1 and η·(e^ε − 1) carried in double-double:
-  |error| ≤ 1.89u·A + 2⁻¹⁰⁷⁴ (ε ≤ 1400), ≤ 2.89u·A + 2⁻¹⁰⁷⁴ (ε > 1400), i.e. ≤ 2.89 ulps (AMPLIFY_BOUND_U).
-- ``amplify_quotient``: the same for η = num/den, the mantissas' quotient rounded once: one u more, ≤ 3.89 ulps.
+  |error| ≤ 1.76u·A + 2⁻¹⁰⁷⁴ (ε ≤ 1400), ≤ 2.76u·A + 2⁻¹⁰⁷⁴ (ε > 1400), i.e. ≤ 2.76 ulps (AMPLIFY_BOUND_U).
+- ``amplify_quotient``: the same for η = num/den, the mantissas' quotient rounded once: one u more, ≤ 3.76 ulps.
 
 Issue 20 (AVX-512: the loops were already 8 lanes wide, the work was the limit) shortened the dependency chains
 and the additions of ``amplify``/``amplify_quotient`` (and of ``group_delta``'s reductions): Estrin's scheme for
 both polynomials, Fast2Sum wherever the order of the summands is proven, and the exact squares and the product
 ηₙ·σ_hi by one FMA where the CPU has one (``_exact_product``: Dekker's product elsewhere, the same exact result,
 so the same bits on every CPU).  The bounds moved from 1.80/1.40 to 1.89/1.43; the budgets did not.
+
+A second round for issue 20 uses the FMA generally in ``amplify``'s chain (and so in ``amplify_quotient``,
+``group_delta``, ``log1p`` and ``log``): both polynomials' steps, the reduction x − k·ln 2 and its error term,
+d·q + h2 and the correction, ηₙ·σ_lo + e, the logarithm's V = s·W added to its tail, and its e·ln 2 terms.  Each
+FMA rounds once where a product and a sum rounded twice, so every bound went down (σ 0.451u → 0.417u, log1p
+1.43u → 1.34u, amplify 1.89u → 1.76u), and the T1 loop shrank from 188 to 166 instructions (AVX-512).  A CPU
+without an FMA instruction computes the same bits through libm's ``fma``, only slower
+(tests/numeric/test_vector_width.py compiles for such a CPU and checks it).
 
 All are checked against 50-digit mpmath on random and edge arguments (tests/numeric/test_elementary.py,
 asserting the measured error ≤ the derived bound).  For comparison, glibc documents no bound for these two;
@@ -47,8 +59,8 @@ from .special import HAS_FMA, fma
 
 U = 2.0 ** -53
 EXPM1_BOUND_U = 1.38
-LOG1P_BOUND_U = 1.43
-AMPLIFY_BOUND_U = 1.89  # ε ≤ 1400 (plus 2⁻¹⁰⁷⁴ absolute); 2.89 above
+LOG1P_BOUND_U = 1.34
+AMPLIFY_BOUND_U = 1.76  # ε ≤ 1400 (plus 2⁻¹⁰⁷⁴ absolute); 2.76 above
 
 # Cody–Waite split of ln 2 (the same as numeric.special): LN2_HI has 21 trailing zero bits, so k·LN2_HI is exact
 # for |k| < 2²⁰; |ln 2 − LN2_HI − LN2_LO| < 1.17e-26.
@@ -139,9 +151,9 @@ def _exact_product(a: float, b: float):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _cody_waite(xc: float):
-    """The reduction shared by ``_exp_reduce`` and ``_exp_reduce_estrin``: k = rint(xc/ln 2) (as the bits offset
-    and as a float), r + rr = xc − k·ln 2 (r rounded, rr its exact rounding error) and r²/2 = h1 + h2 with
-    h1 = r1²/2 exact (r1 = r with its low 26 bits cleared)."""
+    """The reduction of ``_exp_reduce`` (``expm1``, ``exp``: no FMA; ``_exp_reduce_estrin`` has its own, with FMAs):
+    k = rint(xc/ln 2) (as the bits offset and as a float), r + rr = xc − k·ln 2 (r rounded, rr its exact rounding
+    error) and r²/2 = h1 + h2 with h1 = r1²/2 exact (r1 = r with its low 26 bits cleared)."""
     t = xc * INV_LN2 + SHIFTER
     kf = t - SHIFTER
     # k from the bits of t = 1.5·2⁵² + k (a spacing of 1 there): an integer subtraction, where a float → int64
@@ -265,47 +277,45 @@ def expm1(x: float) -> float:
 @njit(cache=True, error_model="numpy", inline="always")
 def _log1p_core(yc: float, y_lo: float, extra: float) -> float:
     """extra·ln 2 + ln(1 + yc + y_lo) for −1 < yc < inf, |y_lo| ≤ 2u|yc|, |yc| ≥ 2⁻²⁷ (``log1p``'s proof, with
-    y_lo added to the TwoSum error T: one more rounding of size ≤ u|T + y_lo| ≤ 3u²; extra is an integer-valued
+    y_lo added to the Fast2Sum error T: one more rounding of size ≤ u|T + y_lo| ≤ 3u²; extra is an integer-valued
     float, |extra| < 2²⁰, added to the exponent e so e·LN2_HI stays exact)."""
     s_ = 1.0 + yc
     big = yc > 1.0  # Fast2Sum with the larger summand first (yc > −1): the same exact error as TwoSum
     t_ = ((1.0 if big else yc) - (s_ - (yc if big else 1.0))) + y_lo
     bits = as_bits(s_)
-    # the biased exponent as a double, 2⁵² + E read as bits minus 2⁵² (no int64 → double conversion, which
-    # would not vectorise without AVX-512); s_ > 0 here
-    biased = as_double((bits >> 52) | TWO52_BITS) - TWO52
+    # the exponent as a double: 2⁵² + E (E the biased exponent) read as bits, minus 2⁵² + 1023 (or + 1022) in one
+    # exact subtraction (no int64 → double conversion, which would not vectorise without AVX-512); s_ > 0 here
     m = as_double((bits & MANTISSA_MASK) | ONE_BITS)
     high = m > SQRT2
     m = m * 0.5 if high else m
-    ef = biased - (1022.0 if high else 1023.0) + extra
+    ef = (as_double((bits >> 52) | TWO52_BITS) - (TWO52 + 1022.0 if high else TWO52 + 1023.0)) + extra
     f = m - 1.0
     s = f / (2.0 + f)
     z = s * s
-    # R(z)/z = P1 + P2·z + … + P10·z⁹ in Estrin's scheme (a shorter dependency chain than Horner's)
+    # R(z)/z = P1 + P2·z + … + P10·z⁹ in Estrin's scheme with FMAs (a short dependency chain, one rounding a step)
     z2 = z * z
     z4 = z2 * z2
-    w = (((P1 + z * P2) + z2 * (P3 + z * P4))
-         + z4 * (((P5 + z * P6) + z2 * (P7 + z * P8)) + z4 * (P9 + z * P10)))
-    rz = z * w
+    w = fma(z4, fma(z4, fma(z, P10, P9), fma(z2, fma(z, P8, P7), fma(z, P6, P5))),
+            fma(z2, fma(z, P4, P3), fma(z, P2, P1)))
     fsq, fsq_err = _exact_product(f, f)  # f is 0 or a multiple of 2⁻⁵³ with |f| < ½: exact, no underflow
     hh1 = 0.5 * fsq
     hh2 = 0.5 * fsq_err
-    v = s * ((hh1 + hh2) + rz)
+    big_w = fma(z, w, hh1)  # H1 + R rounded once (H2 left out: |H2| ≤ u·f²/4)
     a1 = f - hh1
     b1 = (f - a1) - hh1  # Fast2Sum: |f| ≥ hh1
-    ehi = ef * LN2_HI
-    a2 = ehi + a1
-    b2 = a1 - (a2 - ehi)  # Fast2Sum: ehi = 0 or |ehi| ≥ ln 2 > |a1|
-    tail = ((((ef * LN2_LO - hh2) + t_ / s_) + b1) + b2) + v
+    a2 = fma(ef, LN2_HI, a1)  # e·LN2_HI + a1: e·LN2_HI is exact
+    b2 = a1 + fma(ef, LN2_HI, -a2)  # Fast2Sum (e·LN2_HI = 0 or ≥ ln 2 > |a1|): e·LN2_HI − a2 is exact
+    tail = fma(s, big_w, (((fma(ef, LN2_LO, -hh2) + t_ / s_) + b1) + b2))  # V = s·W added last
     return a2 + tail
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def log1p(y: float) -> float:
-    """ln(1 + y) with relative error ≤ 1.43u (u = 2⁻⁵³) for −1 < y < ∞; −inf at −1, NaN below −1 or for NaN,
+    """ln(1 + y) with relative error ≤ 1.34u (u = 2⁻⁵³) for −1 < y < ∞; −inf at −1, NaN below −1 or for NaN,
     inf at inf.
 
-    Algorithm.  |y| < 2⁻²⁷: y − (y/2)·y (truncation ≤ y²/3 < u/6, two roundings: ≤ 1.17u).  Otherwise
+    Algorithm.  |y| < 2⁻²⁷: fma(−y/2, y, y) (truncation ≤ y²/3 < u/6, one rounding; −y/2 is exact unless y is
+    subnormal, where y² vanishes anyway: ≤ 1.17u).  Otherwise
     S + T = 1 + y exactly (Fast2Sum, the larger of 1 and y first; S ≥ 2⁻⁵³ is normal), S = 2^e·m with
     m ∈ [1/√2, √2) read from S's bits, f = m − 1 exact (Sterbenz), and
 
@@ -315,28 +325,31 @@ def log1p(y: float) -> float:
     (the identity f − f²/2 + s·f²/2 = 2s and 2·atanh(s) = 2s + s·R(z)).  f²/2 = H1 + H2 with H1 = fl(f²)/2 and
     H2 = (f² − fl(f²))/2, both exact (``_exact_product``: f is 0 or a multiple of 2⁻⁵³ with |f| < ½, so the error
     term is a representable multiple of 2⁻¹⁰⁶; |H2| ≤ u·f²/4).  e·LN2_HI, f − H1 and their sum are carried
-    exactly with Fast2Sums (|f| ≥ H1; e·LN2_HI is 0 or ≥ ln 2 > |f − H1|); the small terms −H2, e·LN2_LO, T/S and
-    the two-sum errors are added first, V = s·((H1 + H2) + R) last, then the one final rounding.  R/z = Σ_{j=1}^{10}
-    2z^{j−1}/(2j + 1) in Estrin's scheme (z² = z·z, z⁴ = z²·z², pairs; a dependency chain of 4 multiply–add
-    steps instead of Horner's 10).
+    exactly with Fast2Sums (|f| ≥ H1; e·LN2_HI is 0 or ≥ ln 2 > |f − H1|; e·LN2_HI + a and e·LN2_HI − a2 by one
+    FMA each: e·LN2_HI is exact, so the same values); the small terms −H2 (one FMA with e·LN2_LO), T/S and the
+    two-sum errors are added first, V = s·W, W = fl(H1 + R) (one FMA; H2 left out of W), last by one FMA, then the
+    one final rounding.  R/z = Σ_{j=1}^{10} 2z^{j−1}/(2j + 1) in Estrin's scheme with FMAs (z² = z·z, z⁴ = z²·z²,
+    pairs; a dependency chain of 4 FMAs instead of Horner's 10).
 
     Error bound (first order; relative to |L|, L = ln(1 + y); |s| ≤ 0.17158, z ≤ 0.029438):
     - R stops at z¹⁰: remainder ≤ |s|·2z¹¹/23/(1 − z), relative to |L| ≥ 2|s| ≤ z¹¹/23/(1 − z) ≤ 6.5e-19 =
-      0.006u.  Estrin for R/z: term j passes through n_j = 4, 5, 6, 7, 9, 10, 11, 12, 12, 13 roundings (its
-      coefficient, z² (1), z⁴ (3), the products and sums on its path), so |error| ≤ Σ n_j·P_j·z^{j−1}·u ≤
-      2.7271u at z = 0.029438 (increasing in z) against R/z ≥ P1 = ⅔: ≤ 4.091u.  s: 2 + f and ÷: ≤ 2.01u;
-      z: ≤ 5.03u, which moves R/z by ≤ 5.03u·0.0182 (z·(R/z)′/(R/z) ≤ 0.0182); R = z·(R/z): ≤ 5.03u·1.0182 +
-      4.091u + u ≤ 10.3u (Horner's was 8.3u).
-    - V: W = (H1 + H2) + R with two roundings, V = s·W: |V|·3.01u + |s|·(u·f²/2 + 10.3u|R| + u|W|).  At
-      f = √2 − 1 (s = 0.171573, f²/2 = 0.085786, R = 0.019979, W = 0.10577, V = 0.018147) this is 0.12280u
-      absolute, at f = 1/√2 − 1 0.0860u; the smallest |L| with |f| that large is ln √2 = 0.34657 (e = 0 or
-      e = −1, m = √2), so ≤ 0.3544u relative; for smaller |f| the ratio is smaller (V/L = O(f²)).
-    - tail: the small terms (≤ 2.1e-7 + 3u) sum with rounding errors ≤ 1e-7u; adding V: ≤ u·0.0182/0.3466
-      = 0.053u; ln(1 + T/S) − T/S and the rounding of T/S ≤ 1.5u² absolute, |L| ≥ 2⁻²⁸ here: < 1e-7u; the
-      ln 2 split |e|·1.17e-26 with |L| ≥ 0.3466 when e ≠ 0: < 1e-6u.
+      0.006u.  Estrin for R/z: term j passes through n_j = 4, 4, 5, 5, 8, 8, 9, 9, 10, 10 roundings (its
+      coefficient, z² (1), z⁴ (3), and one per FMA on its path; 4, 5, 6, 7, 9, 10, 11, 12, 12, 13 without FMAs), so
+      |error| ≤ Σ n_j·P_j·z^{j−1}·u ≤ 2.7151u at z = 0.029438 (increasing in z) against R/z ≥ P1 = ⅔: ≤ 4.073u.
+      s: 2 + f and ÷: ≤ 2.01u; z: ≤ 5.03u, which moves R/z by ≤ 5.03u·0.0182 (z·(R/z)′/(R/z) ≤ 0.0182); R = z·(R/z)
+      is not rounded (inside the FMA for W): ≤ 5.03u·1.0182 + 4.073u ≤ 9.2u (10.3u without FMAs).
+    - V: W = fl(H1 + R) (one rounding; leaving H2 out costs |s|·|H2| ≤ |s|·u·f²/4), V = s·W not rounded (inside
+      the tail's last FMA): |V|·2.01u + |s|·(u·f²/4 + 9.2u|R| + u|W|).  At f = √2 − 1 (s = 0.171573, f²/2 =
+      0.085786, R = 0.019979, W = 0.10577, V = 0.018147) this is 0.09352u absolute, at f = 1/√2 − 1 0.0677u;
+      the smallest |L| with |f| that large is ln √2 = 0.34657 (e = 0 or e = −1, m = √2), so ≤ 0.2699u relative
+      (0.3544u without FMAs); for smaller |f| the ratio is smaller (V/L = O(f²); tests/numeric/test_elementary.py
+      checks the ratio on a grid of f).
+    - tail: the small terms (≤ 2.1e-7 + 3u) sum with rounding errors ≤ 1e-7u; its last FMA (adding V) rounds by
+      ≤ u·0.0182/0.3466 = 0.053u; ln(1 + T/S) − T/S and the rounding of T/S ≤ 1.5u² absolute, |L| ≥ 2⁻²⁸ here:
+      < 1e-7u; the ln 2 split |e|·1.17e-26 with |L| ≥ 0.3466 when e ≠ 0: < 1e-6u.
     - final rounding: u.
 
-        |error| ≤ u + 0.3544u + 0.053u + 0.006u + 0.01u ≤ 1.4234u ≤ 1.43u.
+        |error| ≤ u + 0.2699u + 0.053u + 0.006u + 0.01u ≤ 1.3389u ≤ 1.34u   (1.43u without FMAs).
 
     (tests/numeric/test_elementary.py recomputes the constants in 50 digits.)
 
@@ -345,7 +358,7 @@ def log1p(y: float) -> float:
     yc = y if -1.0 < y < INF else 0.0  # the special values are selected at the end (no ÷0 in plain Python)
     result = _log1p_core(yc, 0.0, 0.0)
     tiny = -TINY < y < TINY
-    result = (yc - (0.5 * yc) * yc) if tiny else result
+    result = fma(-0.5 * yc, yc, yc) if tiny else result
     result = result if y < INF else INF
     result = result if y > -1.0 else (-INF if y == -1.0 else NAN)
     return result if y == y else y
@@ -361,7 +374,7 @@ def _split_pow2(x: float):
     bits = as_bits(xs)
     m = as_double((bits & MANTISSA_MASK) | ONE_BITS)
     j = (bits >> 52) - (1087 if sub else 1023)
-    jf = as_double((bits >> 52) | TWO52_BITS) - TWO52 - (1087.0 if sub else 1023.0)
+    jf = as_double((bits >> 52) | TWO52_BITS) - (TWO52 + 1087.0 if sub else TWO52 + 1023.0)  # exact
     return m, j, jf
 
 
@@ -383,7 +396,7 @@ def _amplify_core(eps: float, eta_n: float, j: int, jf: float, zero: bool) -> fl
     kj = k + j - (200 if small else 0)
     kjf = kf + jf
     p, e = _exact_product(eta_n, s_hi)  # eta_n·s_hi = p + e
-    lo = e + eta_n * s_lo
+    lo = fma(eta_n, s_lo, e)
     over = kjf > 1000.0
     kjc = 1000 if over else kj  # ∈ [−1274, 1000]
     half = kjc >> 1  # two factors, each a normal power of two
@@ -395,15 +408,15 @@ def _amplify_core(eps: float, eta_n: float, j: int, jf: float, zero: bool) -> fl
     y_lo = 0.0 if zero else y_lo
     extra = (kjf - 1000.0) if over else 0.0
     result = _log1p_core(y_hi, y_lo, extra)
-    result = (y_hi + (y_lo - (0.5 * y_hi) * y_hi)) if (y_hi < TINY and extra == 0.0) else result
+    result = (y_hi + fma(-0.5 * y_hi, y_hi, y_lo)) if (y_hi < TINY and extra == 0.0) else result
     result = result + (eps - ec)
     return result if eps < INF else eps
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def amplify(eps: float, eta: float) -> float:
-    """A_η(ε) = ln(1 + η(e^ε − 1)) for 0 ≤ ε ≤ ∞ and 0 ≤ η ≤ 1 (SPEC T1's map): |error| ≤ 1.89u·A + 2⁻¹⁰⁷⁴
-    for ε ≤ 1400, ≤ 2.89u·A + 2⁻¹⁰⁷⁴ above (u = 2⁻⁵³; so ≤ 2.89 ulps), and an input η already in error by a
+    """A_η(ε) = ln(1 + η(e^ε − 1)) for 0 ≤ ε ≤ ∞ and 0 ≤ η ≤ 1 (SPEC T1's map): |error| ≤ 1.76u·A + 2⁻¹⁰⁷⁴
+    for ε ≤ 1400, ≤ 2.76u·A + 2⁻¹⁰⁷⁴ above (u = 2⁻⁵³; so ≤ 2.76 ulps; *derived*), and an input η already in error by a
     relative δ adds at most δ·A.
 
     One exponential reduction and one logarithm for every ε and no branch (the libm route needed
@@ -418,34 +431,36 @@ def amplify(eps: float, eta: float) -> float:
     (``_exact_product``: ηₙ ∈ [1, 2) and σ_hi ∈ [2⁻⁸⁰⁰, 2) are multiples of 2⁻⁵² and of 2⁻⁸⁵², so the product's
     error term is a multiple of 2⁻⁹⁰⁴: representable, no underflow, no overflow; one FMA, or Dekker's product on
     a CPU without FMA and in plain Python — the same (p, e), so the same bits).  Then
-    y_hi + y_lo = 2^{k+j}·(p + (e + ηₙ·σ_lo)) = η(e^{ε_c} − 1), the power of two applied as two normal factors
+    y_hi + y_lo = 2^{k+j}·(p + fma(ηₙ, σ_lo, e)) = η(e^{ε_c} − 1), the power of two applied as two normal factors
     and capped at 2^{1000}; the rest goes to the logarithm as an exponent (``extra``; there y ≥ 2^{999} and
-    ln(1 + y) − ln y ≤ 2^{−999}).  A = ln(1 + y_hi + y_lo) by ``log1p``'s core with y_lo added to its TwoSum
-    error (or y_hi + (y_lo − y_hi²/2) for y_hi < 2⁻²⁷).  For ε > 1400, A(ε) = A(1400) + (ε − 1400).
+    ln(1 + y) − ln y ≤ 2^{−999}).  A = ln(1 + y_hi + y_lo) by ``log1p``'s core with y_lo added to its Fast2Sum
+    error (or y_hi + fma(−y_hi/2, y_hi, y_lo) for y_hi < 2⁻²⁷).  For ε > 1400, A(ε) = A(1400) + (ε − 1400).
 
     Error bound.
-    - σ: ``expm1``'s error terms without its final rounding, with d's error that of Estrin's scheme (7.87u,
-      ``_exp_reduce_estrin``; Horner's was 5.46u): (7.87 + 2 + 3)u·ρ_d + 0.042u + 0.007u + 0.005u ≤ 0.4504u ≤
-      0.451u relative to σ (ρ_d ≤ 0.0308 as there; for k > 1000, |d|/σ ≤ 0.0107).  The Fast2Sums are exact (the
+    - σ: ``expm1``'s error terms without its final rounding, with d's error that of Estrin's scheme with FMAs
+      (6.765u, and the correction's two roundings those of two FMAs: ``_exp_reduce_estrin``; Horner's was 5.46u):
+      (6.765 + 2 + 3)u·ρ_d + 0.042u + 0.007u + 0.005u ≤ 0.4164u ≤ 0.417u relative to σ (ρ_d ≤ 0.0308 as there;
+      for k > 1000, |d|/σ ≤ 0.0107; 0.451u without FMAs).  The Fast2Sums are exact (the
       same error terms as TwoSums); h2 is now exact too (≤ u·r²/2 where dropped, |r| < 2⁻⁴⁰⁰: < 1e-100u).
-    - y: ηₙ·σ_lo and the addition into lo round by ≤ 2u·|σ_lo| ≤ 2u²|σ|; the factors 2^{k+j} are exact for
+    - y: lo = fma(ηₙ, σ_lo, e) rounds once, by ≤ u(|e| + 2|σ_lo|) ≤ 3u²|σ|; the factors 2^{k+j} are exact for
       y_hi (when y_hi is normal, so is p·f1), while y_lo may lose ≤ 2⁻¹⁰⁷⁴ to underflow.  So y = η(e^{ε_c} −
-      1)(1 + δ_y) + δ_abs with |δ_y| ≤ 0.451u + 3u², |δ_abs| ≤ 2⁻¹⁰⁷⁴.
-    - ln(1 + y) has condition number y/((1 + y)ln(1 + y)) ≤ 1 and derivative ≤ 1: δ_y costs ≤ 0.451u relative
-      in A and δ_abs ≤ 2⁻¹⁰⁷⁴ absolute; ``log1p``'s core adds ≤ 1.43u (≤ 1.17u in the y_hi < 2⁻²⁷ branch; the
-      extra rounding of its T is ≤ 3u², against |A| ≥ 2⁻²⁸ there).  ε ≤ 1400: ≤ 1.881u·A + 2⁻¹⁰⁷⁴ + O(u²) ≤
-      1.89u·A + 2⁻¹⁰⁷⁴; ≤ 1.63u·A + 2⁻¹⁰⁷⁴ where y_hi < 2⁻²⁷.
+      1)(1 + δ_y) + δ_abs with |δ_y| ≤ 0.417u + 3u², |δ_abs| ≤ 2⁻¹⁰⁷⁴.
+    - ln(1 + y) has condition number y/((1 + y)ln(1 + y)) ≤ 1 and derivative ≤ 1: δ_y costs ≤ 0.417u relative
+      in A and δ_abs ≤ 2⁻¹⁰⁷⁴ absolute; ``log1p``'s core adds ≤ 1.34u (≤ 1.17u in the y_hi < 2⁻²⁷ branch: the
+      truncation u/6, the last rounding u, the FMA's rounding of y_lo − y_hi²/2 ≤ u·2⁻²⁷|y_hi|; the extra rounding
+      of its T is ≤ 3u², against |A| ≥ 2⁻²⁸ there).  ε ≤ 1400: ≤ 1.7553u·A + 2⁻¹⁰⁷⁴ + O(u²) ≤ 1.76u·A + 2⁻¹⁰⁷⁴
+      (1.89u without FMAs); ≤ 1.59u·A + 2⁻¹⁰⁷⁴ where y_hi < 2⁻²⁷.
     - ε > 1400: A(ε) − A(1400) − (ε − 1400) = ln(1 + (1 − η)e^{−ε}/η) − ln(1 + (1 − η)e^{−1400}/η) lies
-      below e^{−654} since η ≥ 2^{−1075} > e^{−746}.  A(1400) ≥ 654 with error ≤ 1.89u·A(1400); ε − 1400 is exact up
-      to ε = 2800 (Sterbenz), else rounded (≤ u(ε − 1400)); the sum rounds once more: ≤ 2.89u·A.
+      below e^{−654} since η ≥ 2^{−1075} > e^{−746}.  A(1400) ≥ 654 with error ≤ 1.76u·A(1400); ε − 1400 is exact up
+      to ε = 2800 (Sterbenz), else rounded (≤ u(ε − 1400)); the sum rounds once more: ≤ 2.76u·A.
     - An input η = η_true(1 + δ) (T2's m/n, T5's rate_to/rate_from: one division, |δ| ≤ u while η is a
       normal double) multiplies y by 1 + δ: A's error grows by ≤ |δ|·A.
     - In steps (ulps ≥ u·A): the absolute 2⁻¹⁰⁷⁴ is a whole step only for A < 2⁻¹⁰²¹, i.e. in the y_hi < 2⁻²⁷
-      branch, where the bound is ≤ 1.63u·A + 2⁻¹⁰⁷⁴ (+ u·A for a quotient η): < 3.2 steps; elsewhere it is
-      < 2⁻⁵² steps.  So ≤ 2.89 steps for an exact η and ≤ 3.89 for a quotient (callers round up by 4).
+      branch, where the bound is ≤ 1.59u·A + 2⁻¹⁰⁷⁴ (+ u·A for a quotient η): < 3.2 steps; elsewhere it is
+      < 2⁻⁵² steps.  So ≤ 2.76 steps for an exact η and ≤ 3.76 for a quotient (callers round up by 4).
     - Subnormal results (y_hi < 2⁻¹⁰²²): y_hi rounds in each of the two scalings (≤ ½ step each, the first one
       then scaled down by the second factor), y_lo loses ≤ 1 step, the last addition ≤ ½: ≤ 2.5 steps of
-      2⁻¹⁰⁷⁴ plus a relative 1.63u (≤ 0.82 step; a quotient η: 2.63u, ≤ 1.32 steps) — within 4 such steps.
+      2⁻¹⁰⁷⁴ plus a relative 1.59u (≤ 0.80 step; a quotient η: 2.59u, ≤ 1.30 steps) — within 4 such steps.
     ε = ∞ gives ∞; η = 0 or ε = 0 gives 0 exactly.
     """
     eta_n, j, jf = _split_pow2(eta)
@@ -460,8 +475,8 @@ def amplify_quotient(eps: float, num: float, den: float) -> float:
     η = 2^{j_num − j_den}·(m_num/m_den), m ∈ [1, 2) exact (``_split_pow2``), so the one rounding of the
     quotient of mantissas is a relative ≤ u — also where num/den itself would be a subnormal double and
     lose up to all of its digits (rate_to = 1e-323, rate_from = 0.86: η = 1.2e-323 is off by 14 %, and so was
-    A_η(ε) at ε ≈ 700 with the libm kernels).  Then ``amplify``'s bound plus that u: |error| ≤ 2.89u·A +
-    u·A + 2⁻¹⁰⁷⁴, ≤ 3.89 ulps (≤ 2.89u·A + 2⁻¹⁰⁷⁴ below ε = 1400).
+    A_η(ε) at ε ≈ 700 with the libm kernels).  Then ``amplify``'s bound plus that u: |error| ≤ 2.76u·A +
+    u·A + 2⁻¹⁰⁷⁴, ≤ 3.76 ulps (≤ 2.76u·A + 2⁻¹⁰⁷⁴ below ε = 1400; 3.89 and 2.89 without FMAs).
     """
     m_num, j_num, jf_num = _split_pow2(num)
     m_den, j_den, jf_den = _split_pow2(den)
@@ -475,7 +490,7 @@ def amplify_quotient(eps: float, num: float, den: float) -> float:
 
 # --- T7/T12 δ (group privacy): exp, log, e^{ab} − 1, δ·e^{ab + τ}, a·b rounded upward -----------------------
 EXP_BOUND_U = 1.16
-LOG_BOUND_U = 1.43
+LOG_BOUND_U = 1.34
 EXACT_SPLIT_MIN = 2.0 ** -900  # as numeric.special.mul_up: Dekker's error term exact between these
 EXACT_SPLIT_MAX = 2.0 ** 900
 
@@ -512,7 +527,7 @@ def exp(x: float) -> float:
 
 @njit(cache=True, error_model="numpy", inline="always")
 def log(x: float) -> float:
-    """ln x with relative error ≤ 1.43u (u = 2⁻⁵³) for 0 < x < ∞ (subnormals included); −inf at 0, inf at inf,
+    """ln x with relative error ≤ 1.34u (u = 2⁻⁵³) for 0 < x < ∞ (subnormals included); −inf at 0, inf at inf,
     NaN below 0 or for NaN.
 
     Algorithm.  x = 2^j·m, m ∈ [1, 2), read from the bits (``_split_pow2``; a subnormal x prescaled by 2⁶⁴), and
@@ -523,8 +538,8 @@ def log(x: float) -> float:
     ln √2 = 0.3466 as there, and every term is as bounded there (the T/S terms vanish).  Where e' = 0 (x ∈
     [1/√2, √2)), ln x = log1p(f) with f exact and no exponent terms: e'·LN2_LO = 0, b2 = 0 (the sum with
     e'·LN2_HI = 0 is exact), and the remaining small terms −H2 and b1 (|b1| ≤ u|f − H1|) add rounding errors of
-    order u²|f| against |ln x| ≥ 0.83|f|; V's share, ≤ 0.3544u + 0.053u at the ends of the interval, is smaller for
-    smaller |f| (V/ln x = O(f²)).  ``log1p``'s restriction |y| ≥ 2⁻²⁷ only served the T/S terms.  So ≤ 1.43u
+    order u²|f| against |ln x| ≥ 0.83|f|; V's share, ≤ 0.2699u + 0.053u at the ends of the interval, is smaller for
+    smaller |f| (V/ln x = O(f²)).  ``log1p``'s restriction |y| ≥ 2⁻²⁷ only served the T/S terms.  So ≤ 1.34u
     everywhere, as ``log1p``.  Checked against 50-digit mpmath in tests/numeric/test_elementary.py, near 1 too.
     """
     xc = x if 0.0 < x < INF else 1.0  # the special values are selected at the end (no exception in plain Python)
@@ -572,7 +587,7 @@ def expm1_mul(a: float, b: float) -> float:
 def exp_mul_scaled(scale: float, a: float, b: float, tail: float) -> float:
     """scale·e^{a·b + tail} for scale > 0 (``numeric.special.exp_mul_scaled`` without libm): ln(scale) = e·ln 2 +
     ln(mant), mant ∈ [1/√2, √2], e from the bits; e·LN2_HI + hi exact up to its TwoSum error; rest = err + lo +
-    e·LN2_LO + ln(mant) + tail; exp(head)·exp(rest), with ``log`` and ``exp`` above (≤ 1.43u, ≤ 1.16u)."""
+    e·LN2_LO + ln(mant) + tail; exp(head)·exp(rest), with ``log`` and ``exp`` above (≤ 1.34u, ≤ 1.16u)."""
     m, j, jf = _split_pow2(scale)
     high = m > SQRT2
     mant = m * 0.5 if high else m
@@ -597,42 +612,60 @@ def select(condition: bool, if_true: float, if_false: float) -> float:
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _exp_reduce_estrin(xc: float):
-    """``_exp_reduce`` for xc ≥ 0 with Q(r) = Σ_{j=3}^{14} r^{j−3}/j! in Estrin's scheme (pairs, then r², r⁴)
-    instead of Horner's — a dependency chain of 6 instead of 12 multiply–add steps (the T7 δ loop ran 13.0 →
-    10.2 ms per 10⁶ points; the T1 ε loop 6.1 → 5.4 ns/point) — and r²/2 = h1 + h2 from r's exact square
+    """``_exp_reduce`` for 0 ≤ xc ≤ 1500 with FMAs (fused multiply–adds, one rounding each: ``numeric.special.fma``,
+    the same bits on every CPU) and Q(r) = Σ_{j=3}^{14} r^{j−3}/j! in Estrin's scheme (pairs, then r², r⁴) — a
+    dependency chain of 6 instead of 12 multiply–add steps — and r²/2 = h1 + h2 from r's exact square
     (``_exact_product``: h1 = fl(r²)/2, h2 = (r² − fl(r²))/2, both exact halvings; where |r| < 2⁻⁴⁰⁰, h2 = 0,
     an error ≤ u·r²/2 < 2⁻⁴⁵⁰u|r|, so that no error term near the underflow threshold is ever computed and FMA
     and Dekker hosts agree bit for bit).  The outputs of ``_exp_reduce`` (h1 and corr split r²/2 differently).
 
+    Reduction (issue 20, FMA).  k = rint(xc·INV_LN2) from one FMA (the product exact, the sum with 1.5·2⁵² rounded
+    to an integer): |xc·INV_LN2 − k| ≤ ½, and |1/ln 2 − INV_LN2| ≤ 1.2e-16, so |xc − k·ln 2| ≤ ln2/2 + 1500·1.2e-16·
+    ln 2 ≤ 0.34658 as before; k ≤ 2165.  r_hi = xc − k·LN2_HI is exact (``expm1``'s argument; the FMA returns the
+    representable exact value).  r = fl(r_hi − c), c = k·LN2_LO exact inside the FMA, and ρ = r_hi − c − r its
+    rounding error (|ρ| ≤ u|r|).  rr = fl(fl(r_hi − r) − c): r_hi − r = c + ρ, so rr = ((c + ρ)(1 + δ₁) − c)(1 + δ₂)
+    and |rr − ρ| ≤ u|c|(1 + u) + 3u²|r|, with |c| ≤ 2165·LN2_LO ≤ 4.2e-7.  The old route (c rounded, then an exact
+    TwoSum) erred by u|c| in the same place, so ``expm1``'s reduction term |k|·(1.17e-26 + u·LN2_LO) (≤ 7.2e-23 in
+    the exponent for k ≤ 2165: < 1e-6u relative) covers it; |rr| ≤ u|r| + 4.2e-7u (the proofs' "rr is second
+    order" holds: rr enters only through rr·(1 + r)).
+
     Error of q (first order; each operation's result is its exact value times 1 + δ, |δ| ≤ u, so the computed q
     is Σ_j c_j r^{j−3}·Π(1 + δ) over the n_j roundings on term j's path: its coefficient's, r² = fl(r·r) (1),
-    r⁴ = fl(r²·r²) (3), the products and the sums it passes through): n_j = 4, 5, 6, 7 for j = 3 … 6, 9 … 12 for
-    j = 7 … 10, 13 … 16 for j = 11 … 14, and |q − Q(r)| ≤ Σ_j n_j|c_j||r|^{j−3}·u + O(u²).  With |r| ≤ 0.34658
-    this sum is ≤ 0.74531u (increasing in |r|), and |Q(r)| ≥ Q(−0.34658) ≥ 0.1531717: ≤ 4.866u relative
-    (tests/numeric/test_elementary_group.py recomputes both; Horner's was 2.46u), and d = (r²·r)·q: ≤ 4.866u
-    + 3u ≤ 7.87u (Horner's 5.46u).  corr = (h2 + d) + rr·(1 + r): |h2| ≤ u·r²/2, so its two roundings are ≤
-    2u|d| + u²r² as in ``expm1``'s proof."""
-    k, kf, r, rr, _h1, _h2 = _cody_waite(xc)
+    r⁴ = fl(r²·r²) (3), and one per FMA it passes through, product and sum rounded together): n_j = 4, 4, 5, 5
+    for j = 3 … 6, 8, 8, 9, 9 for j = 7 … 10, 11, 11, 12, 12 for j = 11 … 14 (without FMAs 4, 5, 6, 7, 9 … 12,
+    13 … 16), and |q − Q(r)| ≤ Σ_j n_j|c_j||r|^{j−3}·u + O(u²).  With |r| ≤ 0.34658 this sum is ≤ 0.72975u
+    (increasing in |r|), and |Q(r)| ≥ Q(−0.34658) ≥ 0.1531717: ≤ 4.765u relative (tests/numeric/
+    test_elementary_group.py recomputes both; 4.866u without FMAs, Horner's 2.46u).  d + h2 = fma(r²·r, q, h2):
+    d's factor r²·r carries 2 roundings, the FMA one for the sum, so d + h2 is within (4.765 + 3)u·|d| + u|h2|;
+    corr = fma(rr, 1 + r, d + h2) rounds once more (the rounding of 1 + r is u|rr| ≤ u²|r| + 4.2e-7u², second
+    order): the two roundings of ``expm1``'s proof (≤ 2u|d| + u²r²) are the FMA's two, and d's 7.87u there is 6.765u
+    here.  So the σ of ``amplify``/``_expm1_scaled`` is within (6.765 + 2 + 3)u·ρ_d + 0.042u + 0.007u + 0.005u ≤
+    0.4164u for ρ_d ≤ 0.0308 (0.451u before)."""
+    t = fma(xc, INV_LN2, SHIFTER)  # 1.5·2⁵² + rint(xc·(1/ln 2)), the product exact
+    kf = t - SHIFTER
+    k = as_bits(t) - SHIFTER_BITS
+    r_hi = fma(-kf, LN2_HI, xc)  # exact, as in _cody_waite
+    r = fma(-kf, LN2_LO, r_hi)  # r_hi − k·LN2_LO rounded once
+    rr = fma(-kf, LN2_LO, r_hi - r)  # its rounding error, within u·|k·LN2_LO| + u|rr| (see above)
     rsq, rsq_err = _exact_product(r, r)
     rsq_err = rsq_err if (r > 2.0 ** -400 or r < -(2.0 ** -400)) else 0.0
     h1 = 0.5 * rsq
     h2 = 0.5 * rsq_err
     r4 = rsq * rsq
-    q_ab = (E3 + r * E4) + rsq * (E5 + r * E6)
-    q_cd = (E7 + r * E8) + rsq * (E9 + r * E10)
-    q_ef = (E11 + r * E12) + rsq * (E13 + r * E14)
-    q = q_ab + r4 * (q_cd + r4 * q_ef)
-    d = (rsq * r) * q
-    corr = (h2 + d) + rr * (1.0 + r)
+    q_ab = fma(rsq, fma(r, E6, E5), fma(r, E4, E3))
+    q_cd = fma(rsq, fma(r, E10, E9), fma(r, E8, E7))
+    q_ef = fma(rsq, fma(r, E14, E13), fma(r, E12, E11))
+    q = fma(r4, fma(r4, q_ef, q_cd), q_ab)
+    corr = fma(rr, 1.0 + r, fma(rsq * r, q, h2))  # (h2 + d) + rr·(1 + r), d = r³·q
     return k, kf, r, h1, corr
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _expm1_scaled(x: float):
-    """For 0 ≤ x ≤ 1500: (σ_hi, σ_lo, K, 2^{−K}) with e^x − 1 = 2^K·σ, σ = (σ_hi + σ_lo)(1 + η), |η| ≤ 0.451u, K =
-    rint(x/ln 2): ``amplify``'s σ (``_exp_reduce_estrin``, ``_exp_combine2``), with the same proof: (7.87 + 2 +
-    3)u·ρ_d + 0.042u + 0.007u + 0.005u with ρ_d ≤ 0.0308: ≤ 0.451u (0.889u before issue 20, when Estrin's
-    scheme was bounded by 16 roundings on every term: 22.1u on d).  For K > 1000 the term −2^{−K} is dropped, a
+    """For 0 ≤ x ≤ 1500: (σ_hi, σ_lo, K, 2^{−K}) with e^x − 1 = 2^K·σ, σ = (σ_hi + σ_lo)(1 + η), |η| ≤ 0.417u, K =
+    rint(x/ln 2): ``amplify``'s σ (``_exp_reduce_estrin``, ``_exp_combine2``), with the same proof: (6.765 + 2 +
+    3)u·ρ_d + 0.042u + 0.007u + 0.005u with ρ_d ≤ 0.0308: ≤ 0.417u (0.451u without FMAs; 0.889u before issue 20,
+    when Estrin's scheme was bounded by 16 roundings on every term: 22.1u on d).  For K > 1000 the term −2^{−K} is dropped, a
     relative ≤ 2^{−1000}, and 2^{−K} is returned as 0."""
     k, kf, r, h1, corr = _exp_reduce_estrin(x)
     low = kf <= 53.0
@@ -655,9 +688,9 @@ def group_delta(delta: float, k: float, eps: float) -> float:
     ε — no overflow branch, no logarithm — and two exponential reductions, so a loop over it vectorises.
 
     Algorithm.  kε = p + e exactly (``two_product``).  e^p − 1 = 2^K·σ_n and e^ε − 1 = 2^{K_d}·σ_d with σ in
-    double-double (``_expm1_scaled``, ≤ 0.451u; ε ≤ p/2 ≤ 745 and p ≤ 1490 are within its range).  Since e^p =
-    2^K(σ_n + 2^{−K}) exactly, e^{p+e} − 1 = 2^K(σ_n + (σ_n + 2^{−K})(e^e − 1)), evaluated as N = σ_hi + (σ_lo +
-    (σ_hi + 2^{−K})·e).  δ = m·2^j (m ∈ [1, 2), from the bits), and δ_k = m·(N/D)·2^{K − K_d + j} with D = σ_d
+    double-double (``_expm1_scaled``, ≤ 0.417u; ε ≤ p/2 ≤ 745 and p ≤ 1490 are within its range).  Since e^p =
+    2^K(σ_n + 2^{−K}) exactly, e^{p+e} − 1 = 2^K(σ_n + (σ_n + 2^{−K})(e^e − 1)), evaluated as N = σ_hi + fma(σ_hi +
+    2^{−K}, e, σ_lo).  δ = m·2^j (m ∈ [1, 2), from the bits), and δ_k = m·(N/D)·2^{K − K_d + j} with D = σ_d
     rounded to a double; q = m·(N/D) ≥ 0.1 (p ≥ ε, so K ≥ K_d; σ_n ≥ 0.207 for K ≥ 1 and σ_d ≤ 2; σ_n/σ_d ≥ 1
     for K = K_d) and q ≤ 10¹⁸ for k ≤ 2⁵³ (σ_d ≥ ε ≥ 0.34/k wherever K > 0 = K_d; a larger k with a tiny ε can
     overflow q to inf: the result is then inf, i.e. 1 after min(1, ·), an upper bound), and the power of two
@@ -666,13 +699,13 @@ def group_delta(delta: float, k: float, eps: float) -> float:
     the product with m: a subnormal N and D, from a subnormal ε, divide with one correctly rounded result).
 
     Error bound (first order; the second-order terms are below 1e-9u).
-    - N: σ_n's 0.451u; |e| ≤ u·p ≤ 1490u, so the correction is ≤ 1490u·(σ_n + 2^{−K})/σ_n ≤ 1.5e4u relative to σ_n
-      (σ_n ≥ 0.207 for K ≥ 1; for K = 0, (σ_n + 1)|e|/σ_n ≤ 1.42u), and its three roundings cost O(u²); e^e − 1 −
-      e ≤ e² is below 3e-26 relative; the final sum rounds once: ≤ 1.451u.
-    - D: σ_d's 0.451u and its rounding to a double u: ≤ 1.451u.
+    - N: σ_n's 0.417u; |e| ≤ u·p ≤ 1490u, so the correction is ≤ 1490u·(σ_n + 2^{−K})/σ_n ≤ 1.5e4u relative to σ_n
+      (σ_n ≥ 0.207 for K ≥ 1; for K = 0, (σ_n + 1)|e|/σ_n ≤ 1.42u), and its two roundings (one FMA, one sum) cost O(u²); e^e −
+      1 − e ≤ e² is below 3e-26 relative; the final sum rounds once: ≤ 1.417u.
+    - D: σ_d's 0.417u and its rounding to a double u: ≤ 1.417u.
     - N/D and ×m: one rounding each, 2u.  The power of two: exact for a normal result.
-      Total ≤ 1.451u + 1.451u + 2u = 4.902u ≤ 5.8u (GROUP_DELTA_BOUND_U kept at 5.8, its value when σ's
-      bound was 0.889u; the budget GROUP_DELTA = 8 covers either).
+      Total ≤ 1.417u + 1.417u + 2u = 4.834u ≤ 5.8u (GROUP_DELTA_BOUND_U kept at 5.8, its value when σ's
+      bound was 0.889u; 4.902u with σ's 0.451u before the FMAs; the budget GROUP_DELTA = 8 covers each).
     - Subnormal result: the last scaling rounds once more, ≤ 2⁻¹⁰⁷⁵.
     - kε > 1490: δ_k ≥ δe^{(k−1)ε} ≥ 2⁻¹⁰⁷⁴e^{kε/2} > 2⁻¹⁰⁷⁴e^{745} > 1; inf is returned (min(1, ·) gives 1).
     ε = 0 gives a NaN-free finite value (unused: T7's ε = 0 branch is kδ).
@@ -681,7 +714,7 @@ def group_delta(delta: float, k: float, eps: float) -> float:
     big = not p <= GROUP_CAP  # also p = inf or NaN
     pc = p if p <= GROUP_CAP else GROUP_CAP
     n_hi, n_lo, kn, inv_n = _expm1_scaled(pc)
-    num = n_hi + (n_lo + (n_hi + inv_n) * e)
+    num = n_hi + fma(n_hi + inv_n, e, n_lo)
     ec = eps if eps <= GROUP_CAP else GROUP_CAP
     d_hi, _d_lo, kd, inv_d = _expm1_scaled(ec)
     den = d_hi  # = fl(d_hi + d_lo): d_lo is the exact remainder of d_hi's rounding to nearest (a tie: d_hi even)

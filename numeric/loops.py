@@ -47,10 +47,11 @@ kernel: Any = None  # a placeholder: each loop's copy of a template has the real
 # 512.  ``"prefer-vector-width"="512"`` is the function attribute clang's ``-mprefer-vector-width=512`` sets: a
 # preference, capped by what the CPU has (AVX2: 256, SSE2: 128; non-x86 targets ignore it), so it is safe on every
 # CPU.  It changes only how many points one instruction handles: each lane runs the same IEEE-754 operations (+, −,
-# ×, ÷, comparisons, selects, integer and bit operations, and llvm.fma only where numeric.special.HAS_FMA already
-# chose it; numba never contracts a·b + c without fastmath), so every result is bit-identical across vector widths
-# and CPUs (tests/numeric/test_vector_width.py compares the host's loops, NUMBA_CPU_NAME=generic and haswell
-# without AVX-512 with the plain-Python tier).
+# ×, ÷, comparisons, selects, integer and bit operations, and llvm.fma where numeric.elementary calls ``fma``: one
+# rounding, the FMA instruction or libm's correctly rounded fma on a CPU without one; numba never contracts a·b + c
+# without fastmath), so every result is bit-identical across vector widths and CPUs
+# (tests/numeric/test_vector_width.py compares the host's loops, NUMBA_CPU_NAME=generic and haswell without
+# AVX-512 with the plain-Python tier).
 PREFER_VECTOR_WIDTH = '"prefer-vector-width"="512"'
 
 

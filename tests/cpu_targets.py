@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import contextlib, io, json, sys
 sys.path.insert(0, {root!r})
-from tests.numeric.test_vector_width import CHILD_KERNELS, _loop_results
+from tests.numeric.test_vector_width import CHILD_KERNELS, _fma_probe, _loop_results
 from tests.proofs_checks.test_cpu_independence import PROBE, SAMPLE
 
 buffer = io.StringIO()
@@ -29,7 +29,8 @@ sys.argv = ["probe", json.dumps(SAMPLE)]
 with contextlib.redirect_stdout(buffer):
     exec(compile(PROBE, "<probe>", "exec"), {{"__name__": "probe"}})
 probe = json.loads(buffer.getvalue().strip().splitlines()[-1])
-print(json.dumps({{"probe": probe, "loops": _loop_results(CHILD_KERNELS), "npy_disabled": {group!r}}}))
+print(json.dumps({{"probe": probe, "loops": _loop_results(CHILD_KERNELS), "fma": _fma_probe(),
+                  "npy_disabled": {group!r}}}))
 """
 
 
@@ -47,8 +48,8 @@ def run_child(env_extra: dict[str, str], script: str) -> dict:
 
 
 def generic_child() -> dict:
-    """``{"probe": …, "loops": …, "npy_disabled": group}``: test_cpu_independence's probe and test_vector_width's
-    loop results from a child with ``NUMBA_CPU_NAME=generic`` and ``NPY_DISABLE_CPU_FEATURES`` = numpy's best
+    """``{"probe": …, "loops": …, "fma": …, "npy_disabled": group}``: test_cpu_independence's probe and
+    test_vector_width's loop results and FMA probe from a child with ``NUMBA_CPU_NAME=generic`` and ``NPY_DISABLE_CPU_FEATURES`` = numpy's best
     group (``points.best_simd_group``; none when numpy dispatches nothing beyond its baseline)."""
     from proofs_checks import points
 

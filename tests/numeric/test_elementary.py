@@ -219,22 +219,33 @@ def test_proof_constants():
     assert s <= mp.mpf("0.17158") and z <= mp.mpf("0.029438")
     rz = sum(2 * z ** j / (2 * j + 1) for j in range(1, 30))
     w = f * f / 2 + rz
-    # R/z = Σ_{j=1}^{10} P_j z^{j−1} in Estrin's scheme: n_j roundings on term j's path, against R/z ≥ P1 = 2/3
+    # R/z = Σ_{j=1}^{10} P_j z^{j−1} in Estrin's scheme with FMAs: n_j roundings on term j's path, against R/z ≥ P1
     p = [mp.mpf(2) / (2 * j + 1) for j in range(1, 11)]
-    n_j = [4, 5, 6, 7, 9, 10, 11, 12, 12, 13]
-    assert sum(n * c * z ** i for i, (n, c) in enumerate(zip(n_j, p))) / p[0] <= mp.mpf("4.091")
+    n_j = [4, 4, 5, 5, 8, 8, 9, 9, 10, 10]
+    assert sum(n * c * z ** i for i, (n, c) in enumerate(zip(n_j, p))) <= mp.mpf("2.7151")
+    assert sum(n * c * z ** i for i, (n, c) in enumerate(zip(n_j, p))) / p[0] <= mp.mpf("4.073")
     w_over_z = sum(c * z ** i for i, c in enumerate(p))
     sensitivity = sum(i * c * z ** i for i, c in enumerate(p)) / w_over_z  # z·(R/z)′/(R/z), increasing in z
-    assert sensitivity <= mp.mpf("0.0182") and mp.mpf("5.03") * (1 + sensitivity) + mp.mpf("4.091") + 1 <= mp.mpf("10.3")
+    assert sensitivity <= mp.mpf("0.0182") and mp.mpf("5.03") * (1 + sensitivity) + mp.mpf("4.073") <= mp.mpf("9.2")
     assert z ** 11 / 23 / (1 - z) <= mp.mpf("6.5e-19") and mp.mpf("6.5e-19") / mp.mpf(U) <= mp.mpf("0.006")
-    v_err = abs(s * w) * mp.mpf("3.01") + s * (f * f / 2 + mp.mpf("10.3") * rz + w)
-    assert v_err / mp.log(mp.sqrt(2)) <= mp.mpf("0.3544")
-    f = 1 / mp.sqrt(2) - 1  # the other end: smaller
-    s = f / (2 + f)
-    rz = sum(2 * (s * s) ** j / (2 * j + 1) for j in range(1, 30))
-    w = f * f / 2 + rz
-    assert (abs(s * w) * mp.mpf("3.01") + abs(s) * (f * f / 2 + mp.mpf("10.3") * rz + w)) / mp.log(mp.sqrt(2)) <= mp.mpf("0.3544")
-    assert 1 + mp.mpf("0.3544") + mp.mpf("0.053") + mp.mpf("0.006") + mp.mpf("0.01") <= LOG1P_BOUND_U
-    # amplify: σ with Estrin's d (7.87u, tests/numeric/test_elementary_group.py), then the logarithm
-    sigma = (mp.mpf("7.87") + 2 + 3) * mp.mpf("0.0308") + mp.mpf("0.042") + mp.mpf("0.007") + mp.mpf("0.005")
-    assert sigma <= mp.mpf("0.451") and mp.mpf("0.451") + LOG1P_BOUND_U <= AMPLIFY_BOUND_U
+
+    def v_error(f):  # the V term's absolute error in units of u: |V|·2.01 + |s|·(f²/4 + 9.2|R| + |W|)
+        s = f / (2 + f)
+        rz = sum(2 * (s * s) ** j / (2 * j + 1) for j in range(1, 30))
+        w = f * f / 2 + rz
+        return abs(s * w) * mp.mpf("2.01") + abs(s) * (f * f / 4 + mp.mpf("9.2") * rz + w)
+
+    assert v_error(mp.sqrt(2) - 1) <= mp.mpf("0.09352") and v_error(1 / mp.sqrt(2) - 1) <= mp.mpf("0.0677")
+    # relative to |L|: |L| ≥ |log1p(f)| (e = 0: equal; e ≠ 0: |L| ≥ ln √2 ≥ |log1p(f)|), largest at the ends
+    ratio = max(v_error(f) / abs(mp.log1p(f))
+                for f in list(mp.linspace(1 / mp.sqrt(2) - 1, mp.sqrt(2) - 1, 201)) if f != 0)
+    assert ratio <= mp.mpf("0.2699")
+    assert mp.mpf("0.018147") / mp.log(mp.sqrt(2)) <= mp.mpf("0.053")
+    assert 1 + mp.mpf("0.2699") + mp.mpf("0.053") + mp.mpf("0.006") + mp.mpf("0.01") <= LOG1P_BOUND_U
+    # amplify: σ with Estrin's d and the FMAs (6.765u, tests/numeric/test_elementary_group.py), then the logarithm
+    sigma = (mp.mpf("6.765") + 2 + 3) * mp.mpf("0.0308") + mp.mpf("0.042") + mp.mpf("0.007") + mp.mpf("0.005")
+    assert sigma <= mp.mpf("0.4164") and mp.mpf("0.4164") + LOG1P_BOUND_U <= AMPLIFY_BOUND_U
+    # the reduction's error term: k ≤ rint(1500/ln 2), |c| = k·LN2_LO, |k|·(ln 2 split + u·LN2_LO) in the exponent
+    k_max = int(mp.nint(1500 / mp.log(2)))
+    assert k_max <= 2165 and k_max * mp.mpf(LN2_LO) <= mp.mpf("4.2e-7")
+    assert k_max * (mp.mpf("1.17e-26") + mp.mpf(U) * mp.mpf(LN2_LO)) <= mp.mpf("7.2e-23") <= mp.mpf("1e-6") * mp.mpf(U)

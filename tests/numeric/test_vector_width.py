@@ -105,6 +105,44 @@ def _host_features_without_avx512() -> str:
                     for name, on in sorted(features.items()))
 
 
+# a·b + c where one rounding (IEEE fusedMultiplyAdd) and two (fl(fl(a·b) + c)) differ: cancellation after a rounded
+# product, a last-bit difference without cancellation, a subnormal result
+FMA_CASES = [(0.1, 10.0, -1.0), (1 + 2.0**-30, 1 - 2.0**-30, -1.0), (1 + 2.0**-52, 1 + 2.0**-52, -(1 + 2.0**-51)),
+             (1 + 2.0**-27, 1 + 2.0**-27, 2.0**-53), (2.0**-540, 2.0**-535, 5e-324)]
+
+
+def _fma_probe() -> dict:
+    """``numeric.special.fma`` compiled in this process on ``FMA_CASES`` and a seeded sample: the results (hex) and
+    whether the loop's machine code has an FMA instruction or names the C library's ``fma``."""
+    import re
+
+    from numba import njit
+
+    from numeric.special import fma
+
+    @njit(error_model="numpy")
+    def apply(a, b, c, out):  # type: ignore[no-untyped-def]
+        for i in range(out.size):
+            out[i] = fma(a[i], b[i], c[i])
+
+    a, b, c = (np.array(column) for column in zip(*(FMA_CASES + _fma_sample())))
+    out = np.empty(a.size)
+    apply(a, b, c, out)
+    asm = apply.inspect_asm(apply.signatures[0])
+    return {"values": [float(v).hex() for v in out],
+            "fma_instruction": bool(re.search(r"\bvfn?m(?:add|sub)\d{3}[sp]d\b", asm)),
+            "calls_libm_fma": bool(re.search(r"[\s$*]fma\b", asm))}
+
+
+def _fma_sample() -> list[tuple[float, float, float]]:
+    """Seeded (a, b, c) with c near −a·b (from integer mantissas and exact powers of two, no libm)."""
+    rng = np.random.default_rng(20261202)
+    a = np.ldexp(rng.integers(2**52, 2**53, 64).astype(np.float64), -52)
+    b = np.ldexp(rng.integers(2**52, 2**53, 64).astype(np.float64), -52)
+    c = -(a * b) + np.ldexp(rng.integers(-2**20, 2**20, 64).astype(np.float64), -70)
+    return [(float(x), float(y), float(z)) for x, y, z in zip(a, b, c)]
+
+
 def _child_results(cpu_name: str, features: str | None) -> dict[str, list[str]]:
     env = dict(os.environ, NUMBA_CPU_NAME=cpu_name, PYTHONPATH=str(ROOT))
     env.pop("NUMBA_CPU_FEATURES", None)
@@ -151,3 +189,25 @@ def test_loops_are_bit_identical_across_cpus(cpu_name, run_once):
     for spec in CHILD_KERNELS:
         differ = [i for i in range(POINTS) if child[spec][i] != host[spec][i]]
         assert not differ, (cpu_name, spec, [(child[spec][i], host[spec][i]) for i in differ[:5]])
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="x86 CPU names")
+def test_generic_cpu_computes_the_fma_by_a_correctly_rounded_call(run_once):
+    """Without an FMA instruction (``NUMBA_CPU_NAME=generic``) ``llvm.fma.f64`` must become a call of the C
+    library's correctly rounded ``fma``, not the two roundings fl(fl(a·b) + c): the child's results equal the exact
+    plain-Python fma (``numeric.pure._fma``, integers) on cases where the two-rounding form gives other bits, and
+    its machine code has no FMA instruction (so it is that call which was tested)."""
+    from numeric.pure import INTRINSICS
+    from tests.cpu_targets import generic_child
+
+    exact_fma = INTRINSICS["fma"]
+    cases = FMA_CASES + _fma_sample()
+    exact = [exact_fma(a, b, c) for a, b, c in cases]
+    two_roundings = [a * b + c for a, b, c in cases]
+    differ = [x.hex() != y.hex() for x, y in zip(exact, two_roundings)]
+    assert all(differ[: len(FMA_CASES)]) and sum(differ) > len(FMA_CASES) + 10  # the cases tell the two apart
+    child = run_once("generic-cpu", generic_child)["fma"]
+    assert not child["fma_instruction"] and child["calls_libm_fma"]
+    assert child["values"] == [v.hex() for v in exact]
+    host = _fma_probe()  # and this host (an FMA instruction where it has one) agrees
+    assert host["values"] == [v.hex() for v in exact]

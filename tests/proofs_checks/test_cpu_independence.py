@@ -13,7 +13,9 @@ What this cannot cover: a different libm (another glibc, macOS, Windows).  The k
 (points come from ``proofs_checks.points``), and each kernel's error budget is measured against the
 references by the accuracy checks on the machine that runs ``ampbounds certify``, so a libm outside the
 budget fails there rather than passing unnoticed.  The libm-free kernels (``numeric.elementary``: T1, T2,
-T5, T6, T17 ε) use only IEEE + − × ÷ and bit operations, the same bits on every machine.
+T5, T6, T17 ε, T7 δ) use only IEEE + − × ÷, fused multiply–adds and bit operations, the same bits on every machine
+(on a CPU without an FMA instruction numba calls libm's ``fma``, which a conforming libm rounds correctly:
+tests/numeric/test_vector_width.py checks that route).
 """
 from __future__ import annotations
 
