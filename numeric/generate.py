@@ -44,9 +44,9 @@ class _Round(sp.Function):
 
 # Kernels printed with numeric.elementary's straight-line functions instead of libm (issue 14): their loops
 # vectorise (when the array loop inlines the kernel).  Only where the kernel's budget holds by derivation with
-# those functions' bounds: the map A_η(ε) = log1p(η·expm1(ε)) (numeric.elementary.amplify: ≤ 2.89 ulps on an
+# those functions' bounds: the map A_η(ε) = log1p(η·expm1(ε)) (numeric.elementary.amplify: ≤ 2.76 ulps on an
 # exact η; amplify_quotient for T2's η = m/n and T5's rate_to/rate_from, the mantissas' quotient rounded once:
-# ≤ 3.89 ulps, also where the quotient would be subnormal) — T1, T2, T5 ε, and T6, T17 ε,
+# ≤ 3.76 ulps, also where the quotient would be subnormal) — T1, T2, T5 ε, and T6, T17 ε,
 # which must equal T1 bit for bit (proofs_checks' property checks).  T3/T4 (η = −expm1(m·log1p(−1/n)), several
 # roundings) and T18 (expm1_mul, exp_mul_scaled) keep libm; T7/T12 below.
 ELEMENTARY_KERNELS = {"t1_epsilon", "t2_epsilon", "t5_epsilon", "t6_epsilon", "t17_epsilon"}
