@@ -25,6 +25,7 @@ import pytest
 _COMPILED: dict[str, list] = {}  # "module:qualname|(arg types)" → [count, exclusive CPU s, inclusive CPU s]
 _STACK: list[list[float]] = []  # [start CPU, CPU of nested compilations] per compilation in progress
 _TESTS: dict[str, tuple[float, float, float]] = {}  # node id → (own CPU, children's CPU, compilation CPU)
+_WALL: dict[str, tuple[float, float]] = {}  # node id → (start, end) wall clock (epoch s): how the workers' tails end
 
 
 _LISTENING: list[bool] = []
@@ -66,7 +67,9 @@ def pytest_runtest_protocol(item, nextitem):  # type: ignore[no-untyped-def]
     if os.environ.get("AMPBOUNDS_TEST_COSTS"):
         _listen()
     own, children, compiled = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN), _compiled_seconds()
+    start = time.time()
     yield
+    _WALL[item.nodeid] = (start, time.time())
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     _TESTS[item.nodeid] = (time.process_time() - own,
                            after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime,
@@ -80,7 +83,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     worker = getattr(config, "workerinput", {}).get("workerid", "main")
     Path(directory).mkdir(parents=True, exist_ok=True)
     Path(directory, f"{worker}-{os.getpid()}.json").write_text(json.dumps(
-        {"worker": worker, "cpu": time.process_time(), "tests": _TESTS, "compiled": _COMPILED}))
+        {"worker": worker, "cpu": time.process_time(), "tests": _TESTS, "compiled": _COMPILED,
+         "wall": _WALL, "end": time.time()}))
 
 
 def summary(directory: str, n: int = 30) -> None:
