@@ -25,6 +25,8 @@ import pytest
 _COMPILED: dict[str, list] = {}  # "module:qualname|(arg types)" → [count, exclusive CPU s, inclusive CPU s]
 _STACK: list[list[float]] = []  # [start CPU, CPU of nested compilations] per compilation in progress
 _TESTS: dict[str, tuple[float, float, float]] = {}  # node id → (own CPU, children's CPU, compilation CPU)
+_CURRENT: list[str] = [""]  # the test running now: the compilations it triggers are listed under it
+_FIRST: dict[str, str] = {}  # compiled function key → the test that compiled it (first time in this process)
 _WALL: dict[str, tuple[float, float]] = {}  # node id → (start, end) wall clock (epoch s): how the workers' tails end
 
 
@@ -50,6 +52,7 @@ def _listen() -> None:
                 _STACK[-1][1] += spent
             function = ev.data["dispatcher"].py_func
             key = f"{function.__module__}:{function.__qualname__}|{tuple(str(a) for a in ev.data['args'])}"
+            _FIRST.setdefault(key, _CURRENT[0])
             entry = _COMPILED.setdefault(key, [0, 0.0, 0.0])
             entry[0] += 1
             entry[1] += spent - nested
@@ -68,7 +71,9 @@ def pytest_runtest_protocol(item, nextitem):  # type: ignore[no-untyped-def]
         _listen()
     own, children, compiled = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN), _compiled_seconds()
     start = time.time()
+    _CURRENT[0] = item.nodeid
     yield
+    _CURRENT[0] = ""
     _WALL[item.nodeid] = (start, time.time())
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     _TESTS[item.nodeid] = (time.process_time() - own,
@@ -84,7 +89,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     Path(directory).mkdir(parents=True, exist_ok=True)
     Path(directory, f"{worker}-{os.getpid()}.json").write_text(json.dumps(
         {"worker": worker, "cpu": time.process_time(), "tests": _TESTS, "compiled": _COMPILED,
-         "wall": _WALL, "end": time.time()}))
+         "wall": _WALL, "end": time.time(), "first": _FIRST}))
 
 
 def summary(directory: str, n: int = 30) -> None:
