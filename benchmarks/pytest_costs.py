@@ -8,7 +8,8 @@ two workers repeated.  Wall times under load say little on a shared machine; the
 
     NUMBA_CACHE_DIR=$(mktemp -d) AMPBOUNDS_TEST_COSTS=/tmp/costs CI=1 \\
         python -m pytest -q -p benchmarks.pytest_costs          # one JSON file per process in /tmp/costs
-    python benchmarks/pytest_costs.py /tmp/costs [N]            # the N most expensive tests, per file, repeats
+    python benchmarks/pytest_costs.py /tmp/costs [N]            # the N most expensive tests, per file, repeats,
+                                                                # the workers' tails
 """
 from __future__ import annotations
 
@@ -106,6 +107,11 @@ def summary(directory: str, n: int = 30) -> None:
     print(f"\nthe {n} most expensive tests (own + children CPU s, compiling):")
     for name, v in sorted(tests.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))[:n]:
         print(f"  {v[0] + v[1]:6.1f}  {v[2]:6.1f}  {name}")
+    walls = [r for r in runs if r.get("wall")]
+    if walls:  # how the workers' tails end: one idle while another finishes a long test is lost wall time
+        t0 = min(min(s for s, _ in r["wall"].values()) for r in walls)
+        print("\nworkers' last test ends (wall s after the first test starts): " + ", ".join(
+            f"{r['worker']} {max(e for _, e in r['wall'].values()) - t0:.1f}" for r in walls))
     files: collections.Counter = collections.Counter()
     for name, v in tests.items():
         files[name.split("::")[0]] += v[0] + v[1]
