@@ -8,7 +8,8 @@ two workers repeated.  Wall times under load say little on a shared machine; the
 
     NUMBA_CACHE_DIR=$(mktemp -d) AMPBOUNDS_TEST_COSTS=/tmp/costs CI=1 \\
         python -m pytest -q -p benchmarks.pytest_costs          # one JSON file per process in /tmp/costs
-    python benchmarks/pytest_costs.py /tmp/costs [N]            # the N most expensive tests, per file, repeats
+    python benchmarks/pytest_costs.py /tmp/costs [N]            # the N most expensive tests, per file, repeats,
+                                                                # the workers' tails
 """
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ import pytest
 _COMPILED: dict[str, list] = {}  # "module:qualname|(arg types)" → [count, exclusive CPU s, inclusive CPU s]
 _STACK: list[list[float]] = []  # [start CPU, CPU of nested compilations] per compilation in progress
 _TESTS: dict[str, tuple[float, float, float]] = {}  # node id → (own CPU, children's CPU, compilation CPU)
+_CURRENT: list[str] = [""]  # the test running now: the compilations it triggers are listed under it
+_FIRST: dict[str, str] = {}  # compiled function key → the test that compiled it (first time in this process)
+_WALL: dict[str, tuple[float, float]] = {}  # node id → (start, end) wall clock (epoch s): how the workers' tails end
 
 
 _LISTENING: list[bool] = []
@@ -49,6 +53,7 @@ def _listen() -> None:
                 _STACK[-1][1] += spent
             function = ev.data["dispatcher"].py_func
             key = f"{function.__module__}:{function.__qualname__}|{tuple(str(a) for a in ev.data['args'])}"
+            _FIRST.setdefault(key, _CURRENT[0])
             entry = _COMPILED.setdefault(key, [0, 0.0, 0.0])
             entry[0] += 1
             entry[1] += spent - nested
@@ -66,7 +71,11 @@ def pytest_runtest_protocol(item, nextitem):  # type: ignore[no-untyped-def]
     if os.environ.get("AMPBOUNDS_TEST_COSTS"):
         _listen()
     own, children, compiled = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN), _compiled_seconds()
+    start = time.time()
+    _CURRENT[0] = item.nodeid
     yield
+    _CURRENT[0] = ""
+    _WALL[item.nodeid] = (start, time.time())
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     _TESTS[item.nodeid] = (time.process_time() - own,
                            after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime,
@@ -80,7 +89,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     worker = getattr(config, "workerinput", {}).get("workerid", "main")
     Path(directory).mkdir(parents=True, exist_ok=True)
     Path(directory, f"{worker}-{os.getpid()}.json").write_text(json.dumps(
-        {"worker": worker, "cpu": time.process_time(), "tests": _TESTS, "compiled": _COMPILED}))
+        {"worker": worker, "cpu": time.process_time(), "tests": _TESTS, "compiled": _COMPILED,
+         "wall": _WALL, "end": time.time(), "first": _FIRST}))
 
 
 def summary(directory: str, n: int = 30) -> None:
@@ -97,6 +107,11 @@ def summary(directory: str, n: int = 30) -> None:
     print(f"\nthe {n} most expensive tests (own + children CPU s, compiling):")
     for name, v in sorted(tests.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))[:n]:
         print(f"  {v[0] + v[1]:6.1f}  {v[2]:6.1f}  {name}")
+    walls = [r for r in runs if r.get("wall")]
+    if walls:  # how the workers' tails end: one idle while another finishes a long test is lost wall time
+        t0 = min(min(s for s, _ in r["wall"].values()) for r in walls)
+        print("\nworkers' last test ends (wall s after the first test starts): " + ", ".join(
+            f"{r['worker']} {max(e for _, e in r['wall'].values()) - t0:.1f}" for r in walls))
     files: collections.Counter = collections.Counter()
     for name, v in tests.items():
         files[name.split("::")[0]] += v[0] + v[1]

@@ -160,10 +160,12 @@ def test_the_old_np_exp_points_would_be_caught():
 def test_plain_python_unrounded_twin_is_the_compiled_one(theorem_id, output):
     """The accuracy checks evaluate a kernel's unrounded twin as plain Python (``accuracy.unrounded``, no second
     compilation); over the whole accuracy grid it must be the compiled twin's bits (NaN = NaN).  A sample:
-    the generated closed forms (libm-free and libm) and hand-written searches (T9, T14)."""
+    the generated closed forms (libm-free and libm) and hand-written searches (T9, T14).  The compiled twin is
+    called on its scalar route (``scalar_kernel``): nothing else needs the raw twins' array loops, whose
+    compilation cost ≈ 9 s of CPU here, and test_contract checks the scalar route against the loops."""
     import numpy as np
 
-    from numeric import kernel
+    from numeric import scalar_kernel
     from numeric._generated.metadata import THEOREMS
     from proofs_checks import accuracy, catalogue
 
@@ -172,9 +174,8 @@ def test_plain_python_unrounded_twin_is_the_compiled_one(theorem_id, output):
     rng = np.random.default_rng(20261130)
     pts = (accuracy.GRIDS[theorem_id](output, rng) if theorem_id in accuracy.GRIDS
            else accuracy.grid(theorem_id, spec["args"], rng))
-    columns = [np.array(c, dtype=np.float64) for c in zip(*pts)]
-    with np.errstate(all="ignore"):
-        compiled = kernel(spec["kernel"] + "_raw", len(columns))(*columns)
+    twin = scalar_kernel(spec["kernel"] + "_raw")
+    compiled = np.array([twin(*(float(x) for x in p)) for p in pts], dtype=np.float64)
     plain = accuracy.unrounded(spec["kernel"], pts)
     assert compiled.view(np.int64).tolist() == plain.view(np.int64).tolist() or \
         np.array_equal(compiled, plain, equal_nan=True) and \
