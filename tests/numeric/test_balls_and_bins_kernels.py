@@ -93,8 +93,7 @@ def _exact_call_sum2(k, theta):
         return mp.quad(inner, [-mp.inf, zk - 3, zk, zk + 3, mp.inf])
 
 
-# slow: θ = 2.5 (≈ 4.6 s CPU, mpmath quadrature); θ = 1.5 checks the same sums, bands and weight at +∞
-@pytest.mark.parametrize("theta", [1.5, pytest.param(2.5, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("theta", [1.5, 2.5])
 def test_tail_split_two_summands_against_quadrature(theta):
     # Lemma C at T = 2: the upper atoms' call and put functions (with the weight at +∞) lie above the exact ones
     # of Y1 + Y2, the lower REMOVE atoms' call below, the lower ADD atoms' put below (mpmath, 30 digits)

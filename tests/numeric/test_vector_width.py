@@ -169,9 +169,7 @@ def test_loops_equal_the_plain_python_tier():
 
 
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="x86 CPU names")
-# slow: haswell (AVX2, a child compiling its loops: ≈ 7.5 s CPU); generic (another width, no FMA) checks the same
-# loops against the host's in the child the CPU-independence test shares
-@pytest.mark.parametrize("cpu_name", ["generic", pytest.param("haswell", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("cpu_name", ["generic", "haswell"])
 def test_loops_are_bit_identical_across_cpus(cpu_name, run_once):
     import llvmlite.binding as llvm
 
