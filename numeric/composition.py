@@ -1585,6 +1585,8 @@ def power_direct(g: Grid, count: int, upward: bool, width_sd: float = 12.0, lam:
     onto it); the mass outside the window is dropped.  Returns a tilted grid like ``power``."""
     if count == 1 and extra is None:
         return tilted(g, lam, upward)
+    if extra is not None and extra.tilt != 0.0:
+        raise ValueError("power_direct: the extra factor must be untilted")
     mean, std = moments(g)
     if extra is None:
         lo, hi = window(count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
@@ -1824,6 +1826,40 @@ def _trim_keep(g: Grid) -> Grid:
     return Grid(g.m[nz[0]: nz[-1] + 1].copy(), g.k0 + int(nz[0]), g.m_inf)
 
 
+BLOCK_TILT_REACH = 20.0  # the block tilt times the one-step loss range (e^{αℓ} across a step) at most this
+
+
+def block_tilt(g: Grid, count: int, block: int, h: float) -> float:
+    """λ per fine node for the block of ``power_two_level`` (a heuristic: soundness never depends on it).
+
+    The block's FFT error, untilted at loss ℓ, is ≈ E·M(α)^block·e^{−αℓ}, and the coarse power weighs the
+    block's loss ℓ by about e^{α*ℓ}, α* the saddle point of the whole phase at its reference loss (as in
+    ``choose_tilt``); so α approaches α* — maximising α·ℓ_ref − count·ln M(α) — subject to the *block's*
+    tilted mass M(α)^block ≤ e³ (not the phase's, which is what limits ``choose_tilt``), over
+    α ∈ {8, 4, …, 2⁻¹⁶} per loss unit.  Measured at 10⁶ steps (REMOVE, 2⁻¹⁷ fine): q = 1e-4, α = 8 instead of
+    ``choose_tilt``'s 2 took the upper ε from 0.459843 to 0.459366 (the block's error had sat at the losses
+    the coarse power composes into the query's range); α = 16 gave 0.459354, α = 32 broke the lower side
+    (lower ε 0.459113 → 0.458118: the tilted mass beyond the block's window, which wraps onto the whole circle,
+    grows like e^{α·range}), hence the cap 8; q = 0.01: α = 0.5 instead of 0.03, width 8.9e-4 → 8.8e-4."""
+    mean, std = moments(g)
+    if mean - g.k0 > 20.0 * std:
+        return 0.0
+    w = g.m[g.m > 0]
+    ks = (np.flatnonzero(g.m > 0) + g.k0) * h
+    ref = (count * mean + 6.0 * math.sqrt(count) * std) * h
+    best, best_alpha = 0.0, 0.0
+    alpha = 8.0
+    while alpha > 1e-5:
+        z = alpha * ks
+        top = z.max()
+        log_m = top + math.log(float((w * np.exp(z - top)).sum()) + 1e-300)
+        gain = alpha * ref - count * max(log_m, 0.0)
+        if gain > best and alpha * (ks.max() - ks.min()) <= BLOCK_TILT_REACH and block * log_m <= TILT_MASS_LOG:
+            best, best_alpha = gain, alpha
+        alpha *= 0.5
+    return best_alpha * h
+
+
 def power_two_level(g: Grid, count: int, upward: bool, h: float, factor: int, block: int, lam: float,
                     width_sd: float = 12.0) -> Grid:
     """The count-fold self-convolution of the fine one-step grid g (spacing h) on the coarse spacing
@@ -1834,7 +1870,8 @@ def power_two_level(g: Grid, count: int, upward: bool, h: float, factor: int, bl
     t2, r = divmod(int(count), int(block))
     if t2 < 1:
         raise ValueError(f"power_two_level: block = {block!r} exceeds count = {count!r}")
-    lam_fine = lam / factor
+    # the block's own tilt (it is untilted before the re-gridding, so the two tilts are independent)
+    lam_fine = max(block_tilt(g, count, block, h), lam / factor)
     b = coarsen(untilted(power(g, block, upward, width_sd, lam=lam_fine, direct=True), upward), factor, h, upward)
     extra = None
     if r:
@@ -1860,19 +1897,19 @@ TWO_LEVEL_BLOCK = 1000  # steps composed on the fine grid before the one re-grid
 TWO_LEVEL_WIDTH = 40.0
 
 
-TWO_LEVEL_SD = 1.0  # ... and whose composed loss has a standard deviation of at least this (loss units)
-
-
 def two_level_plan(count: int, rate: float, theta: float) -> tuple[int, int]:
     """(factor, block) for a phase of ``count`` Poisson-subsampled steps (rate, θ): (1, 0) — one spacing — below
-    ``TWO_LEVEL_FROM`` steps, for unsampled steps, or where the composed loss's standard deviation
-    √count·q·√(e^{θ²} − 1) is below ``TWO_LEVEL_SD`` (there the coarse grid's own re-gridding error, ≈ count/block
-    times the output spacing² in variance, is not small against the spread: measured at 10⁶ steps, q = 1e-4,
-    the width rose from 2.9e-4 to 7.8e-4); otherwise the fine grid is factor times finer than the output and
-    ``block`` steps are composed on it (``power_two_level``).  Only the width and the time depend on it."""
+    ``TWO_LEVEL_FROM`` steps or for unsampled steps; otherwise the fine grid is factor times finer than the
+    output and ``block`` steps are composed on it (``power_two_level``).  Only the width and the time depend
+    on it, never soundness.  Also one spacing where θ > 1.5 and a block holds fewer than 2 sampled steps
+    (rate·block < 2): there ε sits near the one-step loss range (σ = 0.6, q = 0.001, 2·10⁵ steps: ε(1e-6) ≈ 9.9),
+    carried by rare single steps whose masses in the block lie below its FFT error, and the lower side lost
+    them (measured width 1.4e-2 on two spacings, 5.1e-3 on one; σ = 0.6 with q = 0.002, σ = 0.7 with q = 0.001
+    and q = 1e-4 at σ = 1 are narrower on two).  (Before the block got its own tilt, ``block_tilt``, phases
+    whose composed loss had a standard deviation below 1 were kept on one spacing: at 10⁶ steps and q = 1e-4
+    the width had risen from 2.9e-4 to 7.8e-4.)"""
     if count < TWO_LEVEL_FROM or rate >= 1.0:
         return 1, 0
-    sd = math.sqrt(count) * rate * math.sqrt(math.expm1(min(theta * theta, 700.0)))
-    if not sd >= TWO_LEVEL_SD:
+    if theta > 1.5 and rate * TWO_LEVEL_BLOCK < 2.0:
         return 1, 0
     return TWO_LEVEL_FACTOR, TWO_LEVEL_BLOCK
