@@ -384,6 +384,17 @@ class Composition:
             spread += count * sd * sd
         return int((3 * n + 24 * math.sqrt(spread)) / h) + 16
 
+    def _block_nodes(self, key: tuple, block: int, h_fine: float) -> int:
+        """Nodes of the fine grid of a two-spacing phase's block (``_estimate_nodes``'s rule for one phase
+        of ``block`` steps at spacing h_fine; sizing only)."""
+        C = _C()
+        _, mech, theta, q, _ = key
+        a_w, s_p, b_w, s_q = C.pair_parameters(mech, C.REMOVE, theta, q)
+        x0, x1 = C.p_support(mech, a_w, s_p)
+        rng = C.loss_at(mech, a_w, s_p, b_w, s_q, x1) - C.loss_at(mech, a_w, s_p, b_w, s_q, x0)
+        sd = min(rng, 2.0 * q * math.sqrt(math.expm1(min(theta * theta, 700.0))))
+        return int((3 * rng + 24 * math.sqrt(block) * sd) / h_fine) + 16
+
     def _spacing(self, h: float, index: int) -> float:
         """The grid spacing of direction ``index`` in the grids of spacing h.  The first direction (REMOVE)
         uses h; the others (ADD) 4h until the refinement finds that their upper side sets the width
@@ -442,6 +453,8 @@ class Composition:
                 # a long phase: the thin right tail on every 8th node (issue 21; a heuristic for the width only)
                 # a long phase: one-step grids on the fine spacing h/factor (issue 21: two spacings)
                 factor, block = C.two_level_plan(count, q, theta)
+                if factor > 1 and self._block_nodes(key, block, h / factor) > MAX_NODES:
+                    factor, block = 1, 0  # a memory guard: the fine block's window would exceed the node limit
                 u, lw = C.one_step(mech, direction, theta, q, h / factor, theta_lower, count >= C.TAIL_FROM)
             if key[0] != "noise":
                 factor, block = 1, 0
