@@ -303,3 +303,19 @@ def test_two_level_composition_agrees_with_one_spacing(monkeypatch):
     two = comp.epsilon(1e-6)
     assert max(one.lower, two.lower) <= min(one.upper, two.upper), (one, two)
     assert two.upper - two.lower <= 1e-3
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_coarsen_on_extreme_grids(seed):
+    # lengths 1…60, negative and positive first nodes, exact zeros, masses from subnormal to 1 in random order
+    # (no smoothness at all: the greedy cells meet every case — fallback, split nodes, nodes on coarse nodes)
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(1, 61))
+    k0 = int(rng.integers(-50, 50))
+    factor = int(rng.choice([2, 3, 4, 8]))
+    m = 10.0 ** rng.uniform(-320, 0, n)
+    m[rng.uniform(0, 1, n) < 0.2] = 0.0
+    g = C.Grid(m, k0, float(rng.choice([0.0, 1e-12])))
+    h = 2.0 ** -int(rng.integers(3, 9))
+    for upward in (True, False):
+        assert _coarsen_violations(g, factor, h, upward) == [], (seed, upward)
