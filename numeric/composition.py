@@ -1840,7 +1840,8 @@ def block_tilt(g: Grid, count: int, block: int, h: float) -> float:
     ``choose_tilt``'s 2 took the upper ε from 0.459843 to 0.459366 (the block's error had sat at the losses
     the coarse power composes into the query's range); α = 16 gave 0.459354, α = 32 broke the lower side
     (lower ε 0.459113 → 0.458118: the tilted mass beyond the block's window, which wraps onto the whole circle,
-    grows like e^{α·range}), hence the cap 8; q = 0.01: α = 0.5 instead of 0.03, width 8.9e-4 → 8.8e-4."""
+    grows like e^{α·range}), hence the cap 8, and α·(one-step loss range) ≤ ``BLOCK_TILT_REACH`` for steps with
+    long ranges (the same wrap); q = 0.01: α = 0.5 instead of 0.03, width 8.9e-4 → 8.8e-4."""
     mean, std = moments(g)
     if mean - g.k0 > 20.0 * std:
         return 0.0
