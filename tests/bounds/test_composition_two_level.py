@@ -319,3 +319,19 @@ def test_coarsen_on_extreme_grids(seed):
     h = 2.0 ** -int(rng.integers(3, 9))
     for upward in (True, False):
         assert _coarsen_violations(g, factor, h, upward) == [], (seed, upward)
+
+
+def test_log_mgf_up_sparse_against_mpmath():
+    # the Chernoff searches' MGF over the nonzero entries only (gaps up to and beyond MGF_GAP, both ends)
+    rng = np.random.default_rng(28)
+    for k0, n, s, density in ((-50, 200, 0.3, 0.7), (1000, 5000, -2.0, 0.01), (-100000, 30000, 1e-3, 0.125),
+                              (5, 100, 0.0, 0.5), (0, 640, 40.0, 0.05), (-7, 3000, -0.02, 0.002)):
+        m = rng.uniform(0, 1, n) * (rng.uniform(0, 1, n) < density)
+        m[-1] = m[-1] if rng.uniform() < 0.5 else 0.0
+        exact = mpmath.log(mpmath.fsum(mpmath.mpf(float(x)) * mpmath.exp(mpmath.mpf(s) * (k0 + i))
+                                       for i, x in enumerate(m) if x > 0))
+        idx = np.flatnonzero(m > 0)
+        v = C.log_mgf_up_sparse(m[idx], idx, n, k0, s)
+        assert v >= exact and v - exact < 1e-9 * (1 + abs(exact)), (k0, n, s, v, exact)
+        assert abs(v - C.log_mgf_up(m, k0, s)) < 1e-9 * (1 + abs(exact))
+    assert C.log_mgf_up_sparse(np.empty(0), np.empty(0, dtype=np.int64), 10, 0, 1.0) == -np.inf
