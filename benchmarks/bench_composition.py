@@ -4,6 +4,7 @@ prv_accountant, CPU time (time.process_time), interleaved repeats, ratios from o
     PYTHONPATH=. python benchmarks/bench_composition.py            # 1000 steps, q = 0.01, σ = 1, δ = 1e-5
     PYTHONPATH=. python benchmarks/bench_composition.py --large    # also 1e5 / 1e6 steps and 10 phases
     PYTHONPATH=. python benchmarks/bench_composition.py --issue21  # 10³…10⁶ steps side by side, ratios
+    PYTHONPATH=. python benchmarks/bench_composition.py --spacings # ≥ 10⁵ steps: one vs two spacings vs dp
 
 Peers are optional (skipped if not installed); nothing here is asserted in a test.
 """
@@ -100,12 +101,55 @@ def issue21(repeats: int) -> None:
         print(line, flush=True)
 
 
+def spacings(repeats: int) -> None:
+    """The rows of ``issue21`` from 10⁵ steps on, composed on one spacing (``TWO_LEVEL_FROM`` raised above
+    the count: the route before issue 21's two-spacing pass) and on two (proof note, Lemma 7), with
+    dp_accounting's PLD at 1e-4, interleaved in one process, best of ``repeats`` (CPU s)."""
+    from bounds.composition import _C
+
+    C = _C()
+    default = C.TWO_LEVEL_FROM
+    print("ε at δ = 1e-5, σ = 1, tolerance 1e-3: one spacing vs two (CPU s, time.process_time, best of %d)" % repeats)
+    print(f"{'steps':>9} {'q':>7} | {'one: ε sandwich':>25} {'width':>8} {'s':>6} | {'two: ε sandwich':>25} "
+          f"{'width':>8} {'s':>6} | {'dp s':>6} {'dp/one':>6} {'dp/two':>6}")
+
+    def run(steps, q):
+        s = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian.from_noise_multiplier(1.0), q), steps)],
+                           tolerance=1e-3).epsilon(1e-5)
+        return s.lower, s.upper
+    for steps, q in [(n, q) for n, q in ISSUE21_ROWS if n >= 100_000]:
+        best = {"one": math.inf, "two": math.inf, "dp": math.inf}
+        res = {}
+        for _ in range(repeats):
+            for name in ("one", "two", "dp"):
+                if name == "dp":
+                    t, r = timed(dp_accounting_pld, steps=steps, q=q)
+                else:
+                    C.TWO_LEVEL_FROM = default if name == "two" else 10 ** 9
+                    try:
+                        t, r = timed(run, steps, q)
+                    finally:
+                        C.TWO_LEVEL_FROM = default
+                best[name] = min(best[name], t)
+                res[name] = r
+        o, w = res["one"], res["two"]
+        print(f"{steps:>9} {q:>7} | [{o[0]:.6f}, {o[1]:.6f}] {o[1] - o[0]:8.1e} {best['one']:6.3f} | "
+              f"[{w[0]:.6f}, {w[1]:.6f}] {w[1] - w[0]:8.1e} {best['two']:6.3f} | {best['dp']:6.2f} "
+              f"{best['dp'] / best['one']:6.1f} {best['dp'] / best['two']:6.1f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--large", action="store_true")
     parser.add_argument("--issue21", action="store_true")
+    parser.add_argument("--spacings", action="store_true")
     args = parser.parse_args()
+    if args.spacings:
+        warnings.filterwarnings("ignore")
+        ours(steps=10)
+        spacings(args.repeats)
+        return
     if args.issue21:
         ours(steps=10)
         issue21(args.repeats)

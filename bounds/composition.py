@@ -337,6 +337,13 @@ class Composition:
         # grid that misses the tolerance costs a third of the time at 10⁴ steps).  Sizing only.
         width = max(width, WIDTH_GROWTH * self._grid_steps ** 0.73)
         h = math.sqrt(self.tolerance / width)
+        # issue 21: long subsampled phases are composed on two spacings (numeric.composition.power_two_level):
+        # the width is set by the fine spacing h/factor, and the grid built has spacing h
+        C = _C()
+        factor = max([C.two_level_plan(count, key[3], key[2])[0] for key, count in self.steps.items()
+                      if key[0] == "noise"] + [1])
+        if factor > 1:
+            h = factor * math.sqrt(self.tolerance / (C.TWO_LEVEL_WIDTH * self._grid_steps ** 0.73))
         # the grid must also resolve each step's own loss distribution (standard deviation s₁ ≈ q·√(e^{θ²} − 1)
         # for a subsampled Gaussian, θ for the plain one): h ≤ s₁/16 (measured: the greedy lower side needs
         # many cells per step)
@@ -352,8 +359,8 @@ class Composition:
             if key[0] == "noise":
                 _, mech, theta, q, theta_lower = key
                 s1 = theta if q >= 1.0 else q * math.sqrt(math.expm1(min(theta * theta, 700.0)))
-                if s1 > 0:
-                    h = min(h, max(s1 / 16.0, 2.0 ** -20))
+                if s1 > 0:  # (on the fine grid of a two-level phase)
+                    h = min(h, max(s1 / 16.0, 2.0 ** -20) * C.two_level_plan(self.steps[key], q, theta)[0])
         h = 2.0 ** math.floor(math.log2(min(h, 2.0 ** -6)))
         # the T^0.73 model may ask for more nodes than the limit: back off towards the √T model's spacing (the
         # refinement then stops at the limit with a warning stating the width reached, as before issue 21)
@@ -388,6 +395,17 @@ class Composition:
             n = max(n, rng)
             spread += count * sd * sd
         return int((3 * n + 24 * math.sqrt(spread)) / h) + 16
+
+    def _block_nodes(self, key: tuple, block: int, h_fine: float) -> int:
+        """Nodes of the fine grid of a two-spacing phase's block (``_estimate_nodes``'s rule for one phase
+        of ``block`` steps at spacing h_fine; sizing only)."""
+        C = _C()
+        _, mech, theta, q, _ = key
+        a_w, s_p, b_w, s_q = C.pair_parameters(mech, C.REMOVE, theta, q)
+        x0, x1 = C.p_support(mech, a_w, s_p)
+        rng = C.loss_at(mech, a_w, s_p, b_w, s_q, x1) - C.loss_at(mech, a_w, s_p, b_w, s_q, x0)
+        sd = min(rng, 2.0 * q * math.sqrt(math.expm1(min(theta * theta, 700.0))))
+        return int((3 * rng + 24 * math.sqrt(block) * sd) / h_fine) + 16
 
     def _spacing(self, h: float, index: int) -> float:
         """The grid spacing of direction ``index`` in the grids of spacing h.  The first direction (REMOVE)
@@ -485,31 +503,45 @@ class Composition:
                 _, mech, theta, q, theta_lower = key
                 # the lower grid from θ rounded down (σ or b kept exactly)
                 # a long phase: the thin right tail on every 8th node (issue 21; a heuristic for the width only)
-                u, lw = C.one_step(mech, direction, theta, q, h, theta_lower, count >= C.TAIL_FROM)
+                # a long phase: one-step grids on the fine spacing h/factor (issue 21: two spacings)
+                factor, block = C.two_level_plan(count, q, theta)
+                if squared:
+                    factor, block = 1, 0  # the squaring fallback: one spacing, every phase squared (Lemma 5)
+                elif factor > 1 and self._block_nodes(key, block, h / factor) > MAX_NODES:
+                    factor, block = 1, 0  # a memory guard: the fine block's window would exceed the node limit
+                u, lw = C.one_step(mech, direction, theta, q, h / factor, theta_lower, count >= C.TAIL_FROM)
+            if key[0] != "noise":
+                factor, block = 1, 0
             u = C.cut_left(u, C.LEFT_TAIL / self._grid_steps, True)
             lw = C.cut_left(lw, C.LEFT_TAIL / self._grid_steps, False)
-            steps.append((u, lw, count))
-        # one tilt for the whole sequence (convolution needs equal tilts): the smallest phase choice
-        lam = min(C.choose_tilt(u, self._grid_steps, h) for u, _, _ in steps)
+            steps.append((u, lw, count, factor, block))
+        # one tilt for the whole sequence (convolution needs equal tilts): the smallest phase choice, per node
+        # of spacing h
+        lam = min(C.choose_tilt(u, self._grid_steps, h / f) * f for u, _, _, f, _ in steps)
         up = low = None
         # the phases' running window (as within a phase, ``numeric.composition.window``): mean ± 12 sd
         # of the composed loss, the top widened by the largest one-step range; before, the phases were
         # joined on their full ranges, so the grid grew with the number of phases (issue 19: 100
         # distinct steps took > 250 s).  A heuristic: mass outside is moved up/dropped (proof note §5).
         acc_mean = acc_var = 0.0
-        reach_hi = max(g.k1 - C.moments(g)[0] for g, _, _ in steps)
-        reach_lo = max(C.moments(g)[0] - g.k0 for g, _, _ in steps)
-        for j, (u, lw, count) in enumerate(steps):
+        reach_hi = max((g.k1 - C.moments(g)[0]) / f for g, _, _, f, _ in steps)
+        reach_lo = max((C.moments(g)[0] - g.k0) / f for g, _, _, f, _ in steps)
+        for j, (u, lw, count, factor, block) in enumerate(steps):
             mean, sd = C.moments(u)
+            mean, sd = mean / factor, sd / factor
             acc_mean += count * mean
             acc_var += count * sd * sd
             self._report(f"grid spacing 2^{math.log2(h):.0f}, about {need} nodes: direction {i + 1}/"
                          f"{n_directions}, phase {j + 1}/{len(steps)}: {count} steps by FFT"
                          + (" (squaring: the spectrum power's error floor)" if squared else ""))
             ext = self._grid_steps >= C.EXTENDED_FROM
-            direct = False if squared else None  # None: the power from DIRECT_FROM steps on
-            pu = C.power(u, count, True, lam=lam, extended=ext, direct=direct)
-            pl = C.power(lw, count, False, lam=lam, extended=ext, direct=direct)
+            if factor > 1:
+                pu = C.power_two_level(u, count, True, h / factor, factor, block, lam)
+                pl = C.power_two_level(lw, count, False, h / factor, factor, block, lam)
+            else:
+                direct = False if squared else None  # None: the power from DIRECT_FROM steps on
+                pu = C.power(u, count, True, lam=lam, extended=ext, direct=direct)
+                pl = C.power(lw, count, False, lam=lam, extended=ext, direct=direct)
             if up is None:
                 up, low = pu, pl
             else:

@@ -1406,16 +1406,73 @@ def log_mgf_up(m: np.ndarray, k0: int, s: float) -> float:
     return v + 4.0 * U * (abs(lt) + abs(z0))
 
 
+MGF_GAP = 64  # gaps between nonzero entries up to this are one table product in ``log_mgf_up_sparse``
+
+
 @njit(cache=True)
-def _chernoff_log(m: np.ndarray, k0: int, count: int, lam: float, nu: float, edge: int, above: bool) -> float:
-    """ln of count·ln M(λ ± ν) ∓ ν·edge rounded up (M the MGF of m in node units): a bound on
-    ln Σ_{k ≥ edge} c_k e^{λk} (above) or ln Σ_{k ≤ edge} c_k e^{λk}, c = m^{*count} (Markov)."""
+def log_mgf_up_sparse(vals: np.ndarray, idx: np.ndarray, n: int, k0: int, s: float) -> float:
+    """``log_mgf_up`` of the length-n vector whose nonzero entries are ``vals`` at the increasing positions
+    ``idx`` (issue 21: the strided one-step tails are 7/8 zeros; the Chernoff searches made ≈ 30 passes over
+    them).  The same bound: walking from the same end, the weight of an entry is the product of the powers
+    P_g = fl(P_{g−1}·r) (P_1 = r, g ≤ ``MGF_GAP``; longer gaps in chunks) over the gaps before it, which
+    carries g factors of r and g roundings for a gap of g — exactly what g steps of the dense recurrence
+    w ← fl(w·r) carry — so the i-th weight's relative error is again ≤ (i(c + 1) + 1)U·1.01, its underflow
+    ≤ n·2⁻¹⁰⁷⁵, and the charges of ``log_mgf_up`` (with the dense length n) apply unchanged."""
+    nn = vals.shape[0]
+    if nn == 0:
+        return -np.inf
+    r = math.exp(-abs(s))
+    pw = np.empty(MGF_GAP + 1)
+    pw[0] = 1.0
+    for g in range(1, MGF_GAP + 1):
+        pw[g] = pw[g - 1] * r
+    tot = 0.0
+    w = 1.0
+    if s >= 0.0:
+        z0 = s * (k0 + n - 1)
+        pos = n - 1
+        for jj in range(nn - 1, -1, -1):
+            gap = pos - idx[jj]
+            while gap > MGF_GAP:
+                w *= pw[MGF_GAP]
+                gap -= MGF_GAP
+            w *= pw[gap]
+            pos = idx[jj]
+            tot += vals[jj] * w
+    else:
+        z0 = s * k0
+        pos = 0
+        for jj in range(nn):
+            gap = idx[jj] - pos
+            while gap > MGF_GAP:
+                w *= pw[MGF_GAP]
+                gap -= MGF_GAP
+            w *= pw[gap]
+            pos = idx[jj]
+            tot += vals[jj] * w
+    tot += float(n) * float(n) * TINY
+    rel = 2.0 * (n * (ERFC_ULPS + 3.0) + 4.0) * U
+    lt = math.log(tot) + 2.0 * rel
+    lt = lt + (ERFC_ULPS + 2.0) * U * abs(lt)
+    v = lt + z0 + 2.0 * U * abs(z0)
+    return v + 4.0 * U * (abs(lt) + abs(z0))
+
+
+@njit(cache=True)
+def _chernoff_log_sparse(v1, i1, n1, k0, count, v2, i2, n2, k02, lam, nu, edge, above):
+    """``_chernoff_log_product`` on the nonzero entries (``log_mgf_up_sparse``; same rounding charges)."""
     s = lam + nu if above else lam - nu
-    lm = log_mgf_up(m, k0, s)
+    lm = log_mgf_up_sparse(v1, i1, n1, k0, s)
     if lm == -np.inf:
         return -np.inf
     t1 = count * lm
     t1 += U * abs(t1)
+    if n2 > 0:
+        l2 = log_mgf_up_sparse(v2, i2, n2, k02, s)
+        if l2 == -np.inf:
+            return -np.inf
+        t1 = t1 + l2
+        t1 += U * abs(t1)
     t2 = -nu * edge if above else nu * edge
     t2 += U * abs(t2)
     v = t1 + t2
@@ -1423,28 +1480,66 @@ def _chernoff_log(m: np.ndarray, k0: int, count: int, lam: float, nu: float, edg
 
 
 @njit(cache=True)
-def chernoff_mass(m: np.ndarray, k0: int, count: int, lam: float, edge: int, above: bool,
-                  scale: float) -> float:
-    """An upper bound on Σ_{k ≥ edge} c_k e^{λk} (above) or Σ_{k ≤ edge} c_k e^{λk} for c = m^{*count},
-    the minimum of the Chernoff bound count·ln M(λ ± ν) ∓ ν·edge over ν > 0 (any ν gives a bound; the search
+def _chernoff_log_product(m: np.ndarray, k0: int, count: int, m2: np.ndarray, k02: int, lam: float, nu: float,
+                          edge: int, above: bool) -> float:
+    """count·ln M(λ ± ν) + ln M₂(λ ± ν) ∓ ν·edge rounded up (M, M₂ the MGFs of m and m2 in node units; an
+    empty m2 is the point mass at 0, M₂ = 1): a bound on ln Σ_{k ≥ edge} c_k e^{λk} (above) or
+    ln Σ_{k ≤ edge} c_k e^{λk}, c = m^{*count} * m2 (Markov; the MGF of a convolution is the product)."""
+    s = lam + nu if above else lam - nu
+    lm = log_mgf_up(m, k0, s)
+    if lm == -np.inf:
+        return -np.inf
+    t1 = count * lm
+    t1 += U * abs(t1)
+    if m2.shape[0] > 0:
+        l2 = log_mgf_up(m2, k02, s)
+        if l2 == -np.inf:
+            return -np.inf
+        t1 = t1 + l2
+        t1 += U * abs(t1)
+    t2 = -nu * edge if above else nu * edge
+    t2 += U * abs(t2)
+    v = t1 + t2
+    return v + U * abs(v)
+
+
+@njit(cache=True)
+def _chernoff_log(m: np.ndarray, k0: int, count: int, lam: float, nu: float, edge: int, above: bool) -> float:
+    """ln of count·ln M(λ ± ν) ∓ ν·edge rounded up (M the MGF of m in node units): a bound on
+    ln Σ_{k ≥ edge} c_k e^{λk} (above) or ln Σ_{k ≤ edge} c_k e^{λk}, c = m^{*count} (Markov)."""
+    return _chernoff_log_product(m, k0, count, np.empty(0), 0, lam, nu, edge, above)
+
+
+@njit(cache=True)
+def chernoff_mass_product(m: np.ndarray, k0: int, count: int, m2: np.ndarray, k02: int, lam: float, edge: int,
+                          above: bool, scale: float) -> float:
+    """An upper bound on Σ_{k ≥ edge} c_k e^{λk} (above) or Σ_{k ≤ edge} c_k e^{λk} for c = m^{*count} * m2
+    (m2 empty: c = m^{*count}), the minimum of the Chernoff bound over ν > 0 (any ν gives a bound; the search
     — a walk by factors of 4 from the caller's guess ``scale``, then golden sections — only affects the
-    value).  Rounded up: exp's c ulps and the argument's rounding (U of its magnitude) are charged."""
-    best = _chernoff_log(m, k0, count, lam, 0.0, edge, above)  # ν = 0: the whole (tilted) mass
+    value).  Rounded up: exp's c ulps and the argument's rounding (U of its magnitude) are charged.  The
+    vectors are compressed to their nonzero entries once (``log_mgf_up_sparse``)."""
+    a_idx = np.nonzero(m > 0.0)[0]
+    a_val = m[a_idx]
+    n1 = m.shape[0]
+    b_idx = np.nonzero(m2 > 0.0)[0]
+    b_val = m2[b_idx]
+    n2 = m2.shape[0]
+    best = _chernoff_log_sparse(a_val, a_idx, n1, k0, count, b_val, b_idx, n2, k02, lam, 0.0, edge, above)  # ν = 0: the whole (tilted) mass
     bnu = 0.0
     # the exponent count·ln M(λ ± ν) ∓ ν·edge is convex in ν (ln M is a log-sum-exp): walk from the guess by
     # factors of 4 in the direction that lowers it and stop at the first rise (issue 21: the fixed scan over
     # 4^−24…4^4 and a golden section evaluating both interior points took 53 passes over the one-step
     # vector per bound; this takes about 15).  Heavy right tails put the optimum far below the guess: up to
     # 24 steps down are allowed, as before.
-    v0 = _chernoff_log(m, k0, count, lam, scale, edge, above)
+    v0 = _chernoff_log_sparse(a_val, a_idx, n1, k0, count, b_val, b_idx, n2, k02, lam, scale, edge, above)
     if v0 < best:
         best, bnu = v0, scale
-    vd = _chernoff_log(m, k0, count, lam, 0.25 * scale, edge, above)
+    vd = _chernoff_log_sparse(a_val, a_idx, n1, k0, count, b_val, b_idx, n2, k02, lam, 0.25 * scale, edge, above)
     if vd < v0:
         cur, vc = 0.25 * scale, vd
         for _ in range(23):
             nxt = 0.25 * cur
-            vn = _chernoff_log(m, k0, count, lam, nxt, edge, above)
+            vn = _chernoff_log_sparse(a_val, a_idx, n1, k0, count, b_val, b_idx, n2, k02, lam, nxt, edge, above)
             if not (vn < vc):
                 break
             cur, vc = nxt, vn
@@ -1452,7 +1547,7 @@ def chernoff_mass(m: np.ndarray, k0: int, count: int, lam: float, edge: int, abo
         cur, vc = scale, v0
         for _ in range(4):
             nxt = 4.0 * cur
-            vn = _chernoff_log(m, k0, count, lam, nxt, edge, above)
+            vn = _chernoff_log_sparse(a_val, a_idx, n1, k0, count, b_val, b_idx, n2, k02, lam, nxt, edge, above)
             if not (vn < vc):
                 break
             cur, vc = nxt, vn
@@ -1466,8 +1561,8 @@ def chernoff_mass(m: np.ndarray, k0: int, count: int, lam: float, edge: int, abo
         g = 0.6180339887498949
         c1 = b - g * (b - a)
         c2 = a + g * (b - a)
-        v1 = _chernoff_log(m, k0, count, lam, c1, edge, above)
-        v2 = _chernoff_log(m, k0, count, lam, c2, edge, above)
+        v1 = _chernoff_log_sparse(a_val, a_idx, n1, k0, count, b_val, b_idx, n2, k02, lam, c1, edge, above)
+        v2 = _chernoff_log_sparse(a_val, a_idx, n1, k0, count, b_val, b_idx, n2, k02, lam, c2, edge, above)
         for _ in range(12):
             if v1 < best:
                 best = v1
@@ -1476,11 +1571,11 @@ def chernoff_mass(m: np.ndarray, k0: int, count: int, lam: float, edge: int, abo
             if v1 < v2:
                 b, c2, v2 = c2, c1, v1
                 c1 = b - g * (b - a)
-                v1 = _chernoff_log(m, k0, count, lam, c1, edge, above)
+                v1 = _chernoff_log_sparse(a_val, a_idx, n1, k0, count, b_val, b_idx, n2, k02, lam, c1, edge, above)
             else:
                 a, c1, v1 = c1, c2, v2
                 c2 = a + g * (b - a)
-                v2 = _chernoff_log(m, k0, count, lam, c2, edge, above)
+                v2 = _chernoff_log_sparse(a_val, a_idx, n1, k0, count, b_val, b_idx, n2, k02, lam, c2, edge, above)
         if v1 < best:
             best = v1
         if v2 < best:
@@ -1490,6 +1585,14 @@ def chernoff_mass(m: np.ndarray, k0: int, count: int, lam: float, edge: int, abo
     if best > 709.0:
         return np.inf
     return _up(math.exp(best + U * abs(best)) * (1.0 + (ERFC_ULPS + 1.0) * U))
+
+
+@njit(cache=True)
+def chernoff_mass(m: np.ndarray, k0: int, count: int, lam: float, edge: int, above: bool,
+                  scale: float) -> float:
+    """An upper bound on Σ_{k ≥ edge} c_k e^{λk} (above) or Σ_{k ≤ edge} c_k e^{λk} for c = m^{*count}
+    (``chernoff_mass_product`` without a second factor)."""
+    return chernoff_mass_product(m, k0, count, np.empty(0), 0, lam, edge, above, scale)
 
 
 def _total_power(g: Grid, count: int, upward: bool) -> tuple[float, float]:
@@ -1512,22 +1615,78 @@ def _total_power(g: Grid, count: int, upward: bool) -> tuple[float, float]:
     return tot, _dn(_dn(count * a) * _pow_dn(f, count - 1))
 
 
+def _total_product(g: Grid, count: int, extra: Grid, upward: bool) -> tuple[float, float]:
+    """(finite mass, mass at +∞) of g^{*count} * extra: with (F, A) = ``_total_power(g, count)`` and (F₂, A₂) the
+    extra factor's, the finite mass is F·F₂ and the atom (F + A)(F₂ + A₂) − F·F₂, which lies between
+    A·F₂ + F·A₂ and A(F₂ + A₂) + (F + A)A₂ (expand the product; every term is nonnegative)."""
+    f, a = _total_power(g, count, upward)
+    n = len(extra.m) + 2
+    if upward:
+        f2 = extra.total * (1.0 + 2.0 * n * U)
+        a2 = extra.m_inf
+        inf = _up(_up(a * _up(f2 + a2)) + _up(_up(f + a) * a2))
+        return _up(f * f2), min(inf, 1.0)
+    f2 = extra.total * (1.0 - 2.0 * n * U)
+    a2 = extra.m_inf
+    return _dn(f * f2), _dn(_dn(a * f2) + _dn(f * a2))
+
+
+@njit(cache=True)
+def spectrum_times(z: np.ndarray, rad: np.ndarray, mag: np.ndarray, spec_b: np.ndarray, e_b: float):
+    """In place: the balls (z_j, rad_j) ∋ Z_j (|z_j| ≤ mag_j) times the balls (B̃_j, e_b) ∋ B_j, with the product
+    rule of ``spectrum_power`` (proof note, Lemma 6(ii)): centre fl(z_j B̃_j), radius
+    mag_j·e_b + (|B̃_j| + e_b)·rad_j + √2γ₂·mag_j|B̃_j| + POW_ABS, every bound operation rounded up.  A dead
+    entry (z_j = 0, mag_j = 0, rad_j = DEAD) stays 0 with radius (|B̃_j| + e_b)·DEAD + POW_ABS."""
+    for j in range(z.shape[0]):
+        br = spec_b[j].real
+        bi = spec_b[j].imag
+        mb = _up0(math.sqrt(_up0(_up0(br * br) + _up0(bi * bi))))
+        xm = mag[j]
+        xrho = rad[j]
+        xr = z[j].real
+        xi = z[j].imag
+        rad[j] = _up0(_up0(_up0(xm * e_b) + _up0(_up0(mb + e_b) * xrho))
+                      + _up0(_up0(SQRT2_GAMMA2 * _up0(xm * mb)) + POW_ABS))
+        mag[j] = _up0(_up0(_up0(xm * mb) * (1.0 + SQRT2_GAMMA2)) + POW_ABS)
+        z[j] = complex(xr * br - xi * bi, xr * bi + xi * br)
+
+
 def power_direct(g: Grid, count: int, upward: bool, width_sd: float = 12.0, lam: float = 0.0,
-                 progress=None) -> Grid:
-    """The count-fold self-convolution of g as one spectrum power (proof note, Lemma 6): the tilted one-step
-    vector a is transformed once (FFT length N ≥ the window), its spectrum raised to the count-th power entry
-    by entry in ball arithmetic, and transformed back; the result is the *circular* convolution, whose entry
-    k is c_k plus the (nonnegative) tilted mass of the nodes ≡ k mod N.
+                 progress=None, extra: Grid | None = None) -> Grid:
+    """The count-fold self-convolution of g (times one more factor ``extra``, untilted, if given) as one
+    spectrum power (proof note, Lemma 6): the tilted one-step vector a is transformed once (FFT length N ≥
+    the window), its spectrum raised to the count-th power entry by entry in ball arithmetic (and multiplied
+    by the extra factor's spectrum, a ball too), and transformed back; the result is the *circular*
+    convolution, whose entry k is c_k plus the (nonnegative) tilted mass of the nodes ≡ k mod N.
 
     Upper: c̃ + E (E the FFT and powering error of every entry; the wrapped mass is nonnegative), the untilted
     mass below the window by a Chernoff bound moved up to its first node, above the circle's last node
     to +∞.  Lower: max(c̃ − E − W, 0), W a Chernoff bound on the tilted mass outside the circle (which wraps
     onto it); the mass outside the window is dropped.  Returns a tilted grid like ``power``."""
-    if count == 1:
+    if count == 1 and extra is None:
         return tilted(g, lam, upward)
+    if extra is not None and extra.tilt != 0.0:
+        raise ValueError("power_direct: the extra factor must be untilted")
     mean, std = moments(g)
-    lo, hi = window(count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
-    n_fft = smooth_size(max(hi - lo + 1, len(g.m)))
+    if extra is None:
+        lo, hi = window(count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
+        base, k_end = count * g.k0, count * g.k1
+        m2, k02 = np.empty(0), 0
+        c_mean, c_var = count * mean, count * std * std
+    else:
+        # the window of the sum: means and variances add, the top widened by both factors' reach above
+        # their means (as ``window``); a heuristic like every window
+        mean2, std2 = moments(extra)
+        c_mean, c_var = count * mean + mean2, count * std * std + std2 * std2
+        spread = width_sd * math.sqrt(c_var)
+        lo = math.floor(c_mean - spread) - 8
+        if lam == 0.0:
+            lo -= math.ceil(mean - g.k0) + math.ceil(mean2 - extra.k0)
+        hi = math.ceil(c_mean + spread + (g.k1 - mean) + (extra.k1 - mean2))
+        base, k_end = count * g.k0 + extra.k0, count * g.k1 + extra.k1
+        lo, hi = max(lo, base), min(hi, k_end)
+        m2, k02 = extra.m, extra.k0
+    n_fft = smooth_size(max(hi - lo + 1, len(g.m), 0 if extra is None else len(extra.m)))
     gt = tilted(g, lam, upward)
     a = gt.m
     spec = np.fft.rfft(a, n_fft)
@@ -1537,37 +1696,301 @@ def power_direct(g: Grid, count: int, upward: bool, width_sd: float = 12.0, lam:
     a1, _ = _norms(a)
     e_a = _up(phi * a1)
     z, rad, mag = spectrum_power(spec, e_a, int(count), dead_threshold(int(count)))
+    if extra is not None:
+        bt = tilted(extra, lam, upward).m
+        b1, _ = _norms(bt)
+        spectrum_times(z, rad, mag, np.fft.rfft(bt, n_fft), _up(phi * b1))
     c = np.fft.irfft(z, n_fft)
     if progress is not None:
         progress()
     # |irfft(Z̃) − irfft(A^count)| ≤ Σ_full r_j/N; the inverse's own rounding ≤ φ·Σ_full |Z̃_j|/N
     err = _up(half_spectrum_sum(rad, n_fft) + _up(phi * half_spectrum_sum(mag, n_fft)))
     err = _up(err * (1.0 + 4.0 * U)) + 2.0 ** -1070
-    base = count * g.k0  # the circular index of node k is (k − base) mod N
+    # the circular index of node k is (k − base) mod N
     lo = max(lo, base)
-    top = min(lo + n_fft - 1, count * g.k1)
+    top = min(lo + n_fft - 1, k_end)
     start = (lo - base) % n_fft  # the circle read from node lo on
     out = np.concatenate((c[start:], c[:start]))[: top - lo + 1]
-    tot, m_inf = _total_power(g, count, upward)
-    # the saddle point of a Gaussian approximation, ν ≈ distance/(count·variance) (guides the search only)
-    var = max(count * std * std, 1.0)
+    tot, m_inf = _total_power(g, count, upward) if extra is None else _total_product(g, count, extra, upward)
+    # the saddle point of a Gaussian approximation, ν ≈ distance/variance (guides the search only)
+    var = max(c_var, 1.0)
 
     def guess(edge):
-        return max(abs(edge - count * mean), 1.0) / var
+        return max(abs(edge - c_mean), 1.0) / var
+
+    def tail(lam_t, edge, above):
+        if extra is None:
+            return chernoff_mass(g.m, g.k0, count, lam_t, edge, above, guess(edge))
+        return chernoff_mass_product(g.m, g.k0, count, m2, k02, lam_t, edge, above, guess(edge))
     if upward:
         out = outward(np.maximum(out + err, 0.0), True)  # the sum's rounding: one ulp up
         if lo > base:  # untilted mass at k ≤ lo − 1, moved up to lo and tilted there (e^{λ·lo} rounded up)
-            below = chernoff_mass(g.m, g.k0, count, 0.0, lo - 1, False, guess(lo - 1))
+            below = tail(0.0, lo - 1, False)
             out[0] = _up(out[0] + _up(below * float(tilt_weights(lo, 1, lam, True)[0])))
-        if top < count * g.k1:
-            m_inf = min(_up(m_inf + chernoff_mass(g.m, g.k0, count, 0.0, top + 1, True, guess(top + 1))), 1.0)
+        if top < k_end:
+            m_inf = min(_up(m_inf + tail(0.0, top + 1, True)), 1.0)
     else:
         wrap = 0.0
         if lo > base:
-            wrap = chernoff_mass(g.m, g.k0, count, lam, lo - 1, False, guess(lo - 1))
-        if lo + n_fft - 1 < count * g.k1:
-            wrap = _up(wrap + chernoff_mass(g.m, g.k0, count, lam, lo + n_fft, True, guess(lo + n_fft)))
+            wrap = tail(lam, lo - 1, False)
+        if lo + n_fft - 1 < k_end:
+            wrap = _up(wrap + tail(lam, lo + n_fft, True))
         out = outward(np.maximum(out - _up(err + wrap), 0.0), False)
     if not (np.isfinite(out).all() and math.isfinite(m_inf)):
         raise FloatingPointError("power_direct: the spectrum power left the floating-point range")
     return Grid(out, lo, m_inf, lam, tot)
+
+
+# ----------------------------------------------------------------------------------------------------
+# two spacings for long phases: a block of steps on a fine grid, re-gridded once, then powered on a coarse grid
+# (issue 21, 10⁶ steps; proof note, Lemma 7)
+# ----------------------------------------------------------------------------------------------------
+
+def split_weights(factor: int, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """(α⁺_r, β⁺_r), r = 0..factor − 1: upper bounds on the fractions of a mass at loss (MK + r)h moved to the
+    coarse nodes K and K + 1 (spacing H = factor·h) that keep its Q-mass Σ m e^{−w}: β_r = (1 − e^{−rh})/
+    (1 − e^{−H}) = expm1(−rh)/expm1(−H), α_r = 1 − β_r = e^{−rh}·expm1(−(factor − r)h)/expm1(−H).  rh and H
+    are exact (h a power of two); libm's exp/expm1 carry ≤ c ulps, the product and quotient one rounding
+    each: ≤ (3c + 2)u relative, charged as (3c + 4)u and then one ulp up."""
+    big = math.expm1(-factor * h)
+    rel = 1.0 + (3.0 * ERFC_ULPS + 4.0) * U
+    alpha = np.empty(factor)
+    beta = np.empty(factor)
+    alpha[0], beta[0] = 1.0, 0.0
+    for r in range(1, factor):
+        beta[r] = np.nextafter(math.expm1(-r * h) / big * rel, np.inf)
+        alpha[r] = np.nextafter(math.exp(-r * h) * math.expm1(-(factor - r) * h) / big * rel, np.inf)
+    return alpha, beta
+
+
+@njit(cache=True)
+def _coarsen_up(m: np.ndarray, k0: int, factor: int, alpha: np.ndarray, beta: np.ndarray):
+    """(masses, K0) of the split measure on the coarse nodes (proof note, Lemma 7, upper)."""
+    kk0 = k0 // factor  # floor division: the coarse node at or below the first fine node
+    n = m.shape[0]
+    out = np.zeros((k0 + n - 1) // factor - kk0 + 2)
+    for i in range(n):
+        v = m[i]
+        if v == 0.0:
+            continue
+        k = k0 + i
+        kc = k // factor
+        r = k - kc * factor
+        out[kc - kk0] += alpha[r] * v
+        if r:
+            out[kc - kk0 + 1] += beta[r] * v
+    # ≤ 2·factor − 1 nonnegative terms per entry, each a rounded product (u relative, 2⁻¹⁰⁷⁵ absolute):
+    # (2·factor + 1)u relative in all, charged twice, plus the absolute parts, then one ulp up
+    f = 1.0 + (4.0 * factor + 4.0) * U
+    a = 2.0 * factor * TINY
+    for j in range(out.shape[0]):
+        if out[j] > 0.0:
+            out[j] = _up0(out[j] * f + a)
+    return out, kk0
+
+
+LOWER_CELL_NODES = 16  # a lower cell not certified within this many coarse spacings is placed one node down
+
+
+@njit(cache=True)
+def _coarsen_dn(m: np.ndarray, k0: int, factor: int, h: float):
+    """(masses, K0) of the merged cells on the coarse nodes (proof note, Lemma 7, lower): greedy from the left,
+    a cell starting at fine node k_s aims at the first coarse node K ≥ k_s/factor and takes whole fine nodes
+    until the next one would carry its merged loss above KH; of that node it takes the fraction f that brings
+    the certified lower bound of Σ m_i(1 − e^{−(w_i − KH)}) to ≥ 0 (merged loss ≥ KH) and leaves the rest,
+    rounded down, to the next cell."""
+    n = m.shape[0]
+    kk0 = k0 // factor - 1
+    out = np.zeros((k0 + n - 1) // factor - kk0 + 3)
+    cap = LOWER_CELL_NODES * factor
+    # g⁻(j) ≤ 1 − e^{−jh} for the offsets j = k − MK ∈ [−factor, cap]: expm1's c ulps (jh exact) charged outward
+    tab = np.empty(factor + cap + 1)
+    for jj in range(factor + cap + 1):
+        d = (jj - factor) * h
+        gv = -math.expm1(-d)
+        tab[jj] = gv - (ERFC_ULPS + 2.0) * U * abs(gv)
+    i = 0
+    rem = m[0] if n > 0 else 0.0
+    while i < n:
+        if rem <= 0.0:
+            i += 1
+            if i < n:
+                rem = m[i]
+            continue
+        ks = k0 + i
+        kc = -((-ks) // factor)  # ceil(ks / factor)
+        if ks == kc * factor:  # on a coarse node: its own cell
+            out[kc - kk0] += rem
+            i += 1
+            if i < n:
+                rem = m[i]
+            continue
+        s_sum = 0.0  # Σ fl(m·g⁻) of the whole nodes taken
+        s_abs = 0.0  # Σ |fl(m·g⁻)|
+        w_sum = 0.0  # Σ m of the whole nodes taken
+        cnt = 0
+        j = i
+        cur = rem
+        placed = False
+        while j < n and j - i <= cap:
+            off = k0 + j - kc * factor
+            if off > cap:
+                break
+            gm = tab[off + factor]
+            t = cur * gm
+            if off > 0 and cur > 0.0:
+                s_lo = s_sum - 2.0 * (cnt + 2) * U * s_abs - (cnt + 1) * TINY  # ≤ the exact Σ m_i g_i so far
+                t_lo = t * (1.0 - 2.0 * U) - TINY  # ≤ cur·g(off) (product rounding, underflow)
+                if s_lo + t_lo >= 0.0:  # certified: the whole node or a fraction of it closes the cell
+                    f = 1.0
+                    if s_lo < 0.0 and t_lo > 0.0:
+                        f = ((-s_lo) / t_lo + TINY) * (1.0 + 2.0 * U)
+                        if f > 1.0:
+                            f = 1.0
+                    elif s_lo >= 0.0:
+                        f = 0.0
+                    taken = f * cur
+                    mass = (w_sum + taken) * (1.0 - (cnt + 4) * U) - (cnt + 2) * TINY
+                    if mass > 0.0:
+                        out[kc - kk0] += mass
+                    left = (1.0 - f) * cur * (1.0 - 4.0 * U) - TINY  # ≤ (1 − f)·cur
+                    rem = left if left > 0.0 else 0.0
+                    i = j
+                    placed = True
+                    break
+            s_sum += t
+            s_abs += abs(t)
+            w_sum += cur
+            cnt += 1
+            j += 1
+            if j < n:
+                cur = m[j]
+        if not placed:
+            # not certified: every node taken lies above (K − 1)H, so the cell's mass goes to K − 1
+            mass = w_sum * (1.0 - (cnt + 4) * U) - (cnt + 2) * TINY
+            if mass > 0.0:
+                out[kc - 1 - kk0] += mass
+            i = j
+            if i < n:
+                rem = m[i]
+    # the sums of masses into one coarse node (several cells can share one only through the fallback):
+    # nonnegative, each rounded down below
+    return out, kk0
+
+
+def coarsen(g: Grid, factor: int, h: float, upward: bool) -> Grid:
+    """An untilted grid of spacing h as a grid of spacing factor·h (proof note, Lemma 7): upper — every fine
+    mass split between the two enclosing coarse nodes so that its Q-mass is kept (a mean-preserving spread
+    of e^{−w}: H rises by Jensen); lower — greedy cells merged into atoms certified at or above a coarse
+    node (merging lowers H by Jensen, moving down lowers it).  The atom at +∞ is kept."""
+    if g.tilt != 0.0:
+        raise ValueError("coarsen: the grid must be untilted")
+    if factor == 1:
+        return g
+    if upward:
+        alpha, beta = split_weights(factor, h)
+        out, kk0 = _coarsen_up(g.m, g.k0, factor, alpha, beta)
+        return _trim_keep(Grid(out, kk0, g.m_inf))
+    out, kk0 = _coarsen_dn(g.m, g.k0, factor, h)
+    # several cells can land on one coarse node (a fallback cell, or a cell after a node's own): the sums of
+    # nonnegative lower bounds, each ≤ (count + 1)u too large at most — shrink by a generous factor
+    out = np.maximum(out * (1.0 - 64.0 * U) - TINY, 0.0)
+    return _trim_keep(Grid(out, kk0, g.m_inf))
+
+
+def _trim_keep(g: Grid) -> Grid:
+    """``_trim`` keeping the atom at +∞ and the total mass bound (Grid default: the stored sum)."""
+    nz = np.flatnonzero(g.m)
+    if len(nz) == 0:
+        return Grid(np.zeros(1), g.k0, g.m_inf)
+    return Grid(g.m[nz[0]: nz[-1] + 1].copy(), g.k0 + int(nz[0]), g.m_inf)
+
+
+BLOCK_TILT_REACH = 20.0  # the block tilt times the one-step loss range (e^{αℓ} across a step) at most this
+
+
+def block_tilt(g: Grid, count: int, block: int, h: float) -> float:
+    """λ per fine node for the block of ``power_two_level`` (a heuristic: soundness never depends on it).
+
+    The block's FFT error, untilted at loss ℓ, is ≈ E·M(α)^block·e^{−αℓ}, and the coarse power weighs the
+    block's loss ℓ by about e^{α*ℓ}, α* the saddle point of the whole phase at its reference loss (as in
+    ``choose_tilt``); so α approaches α* — maximising α·ℓ_ref − count·ln M(α) — subject to the *block's*
+    tilted mass M(α)^block ≤ e³ (not the phase's, which is what limits ``choose_tilt``), over
+    α ∈ {8, 4, …, 2⁻¹⁶} per loss unit.  Measured at 10⁶ steps (REMOVE, 2⁻¹⁷ fine): q = 1e-4, α = 8 instead of
+    ``choose_tilt``'s 2 took the upper ε from 0.459843 to 0.459366 (the block's error had sat at the losses
+    the coarse power composes into the query's range); α = 16 gave 0.459354, α = 32 broke the lower side
+    (lower ε 0.459113 → 0.458118: the tilted mass beyond the block's window, which wraps onto the whole circle,
+    grows like e^{α·range}), hence the cap 8, and α·(one-step loss range) ≤ ``BLOCK_TILT_REACH`` for steps with
+    long ranges (the same wrap); q = 0.01: α = 0.5 instead of 0.03, width 8.9e-4 → 8.8e-4."""
+    mean, std = moments(g)
+    if mean - g.k0 > 20.0 * std:
+        return 0.0
+    w = g.m[g.m > 0]
+    ks = (np.flatnonzero(g.m > 0) + g.k0) * h
+    ref = (count * mean + 6.0 * math.sqrt(count) * std) * h
+    best, best_alpha = 0.0, 0.0
+    alpha = 8.0
+    while alpha > 1e-5:
+        z = alpha * ks
+        top = z.max()
+        log_m = top + math.log(float((w * np.exp(z - top)).sum()) + 1e-300)
+        gain = alpha * ref - count * max(log_m, 0.0)
+        if gain > best and alpha * (ks.max() - ks.min()) <= BLOCK_TILT_REACH and block * log_m <= TILT_MASS_LOG:
+            best, best_alpha = gain, alpha
+        alpha *= 0.5
+    return best_alpha * h
+
+
+def power_two_level(g: Grid, count: int, upward: bool, h: float, factor: int, block: int, lam: float,
+                    width_sd: float = 12.0) -> Grid:
+    """The count-fold self-convolution of the fine one-step grid g (spacing h) on the coarse spacing
+    factor·h (proof note, Lemma 7): B = g^{*block} by one spectrum power on the fine grid, re-gridded once
+    (``coarsen``), then B^{*(count // block)} * coarsen(g^{*(count mod block)}) by one spectrum power on the
+    coarse grid.  ``lam`` is the tilt per *coarse* node (λ/factor per fine node).  Returns a tilted grid on
+    the coarse nodes (``untilted`` to read it)."""
+    t2, r = divmod(int(count), int(block))
+    if t2 < 1:
+        raise ValueError(f"power_two_level: block = {block!r} exceeds count = {count!r}")
+    # the block's own tilt (it is untilted before the re-gridding, so the two tilts are independent)
+    lam_fine = max(block_tilt(g, count, block, h), lam / factor)
+    b = coarsen(untilted(power(g, block, upward, width_sd, lam=lam_fine, direct=True), upward), factor, h, upward)
+    extra = None
+    if r:
+        pr = g if r == 1 else untilted(power(g, r, upward, width_sd, lam=lam_fine, direct=True), upward)
+        extra = coarsen(pr, factor, h, upward)
+    if t2 == 1 and extra is None:
+        return tilted(b, lam, upward)
+    try:
+        return power_direct(b, t2, upward, width_sd, lam, extra=extra)
+    except FloatingPointError:
+        out = power_by_squaring(b, t2, upward, width_sd, None, lam, False)
+        if extra is None:
+            return out
+        ext = tilted(extra, lam, upward)
+        return convolve(out, ext, out.k0 + ext.k0, out.k1 + ext.k1, upward)
+
+
+TWO_LEVEL_FROM = 100_000  # phases of at least this many subsampled steps are composed on two spacings
+TWO_LEVEL_FACTOR = 16  # fine spacing = output spacing / factor (the one-step grids and the first block)
+TWO_LEVEL_BLOCK = 1000  # steps composed on the fine grid before the one re-gridding
+# measured ε width ≈ TWO_LEVEL_WIDTH·T^0.73·h_fine² (10⁶ steps, q = 0.01, σ = 1: 8.9e-4 at h_fine = 2⁻¹⁵,
+# of which the coarse part ≈ 1e-4); sizing only, like bounds.composition's WIDTH_GROWTH
+TWO_LEVEL_WIDTH = 40.0
+
+
+def two_level_plan(count: int, rate: float, theta: float) -> tuple[int, int]:
+    """(factor, block) for a phase of ``count`` Poisson-subsampled steps (rate, θ): (1, 0) — one spacing — below
+    ``TWO_LEVEL_FROM`` steps or for unsampled steps; otherwise the fine grid is factor times finer than the
+    output and ``block`` steps are composed on it (``power_two_level``).  Only the width and the time depend
+    on it, never soundness.  Also one spacing where θ > 1.5 and a block holds fewer than 2 sampled steps
+    (rate·block < 2): there ε sits near the one-step loss range (σ = 0.6, q = 0.001, 2·10⁵ steps: ε(1e-6) ≈ 9.9),
+    carried by rare single steps whose masses in the block lie below its FFT error, and the lower side lost
+    them (measured width 1.4e-2 on two spacings, 5.1e-3 on one; σ = 0.6 with q = 0.002, σ = 0.7 with q = 0.001
+    and q = 1e-4 at σ = 1 are narrower on two).  (Before the block got its own tilt, ``block_tilt``, phases
+    whose composed loss had a standard deviation below 1 were kept on one spacing: at 10⁶ steps and q = 1e-4
+    the width had risen from 2.9e-4 to 7.8e-4.)"""
+    if count < TWO_LEVEL_FROM or rate >= 1.0:
+        return 1, 0
+    if theta > 1.5 and rate * TWO_LEVEL_BLOCK < 2.0:
+        return 1, 0
+    return TWO_LEVEL_FACTOR, TWO_LEVEL_BLOCK
