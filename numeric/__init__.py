@@ -218,4 +218,13 @@ def kernel(spec: str, nargs: int) -> Any:
     return array_kernel
 
 
+def loop_built(spec: str) -> bool:
+    """Whether this process already holds ``spec``'s serial array loop (built by ``kernel(spec, n)`` and called
+    once: compiled, or loaded from numba's cache).  Lets a caller that needs the kernel's compiled values but
+    not a particular route use a loop that exists instead of compiling the scalar dispatcher as well (the
+    certificate's accuracy checks: ``proofs_checks.accuracy.rounded``); both routes give the same bits."""
+    array_kernel = _UFUNCS.get(spec)
+    return array_kernel is not None and array_kernel._entries.get(False) is not None
+
+
 _configure_cache()
