@@ -138,10 +138,11 @@ class Execution:
 KERNEL_FAMILIES = ({"T3", "T4"}, {"T8", "T9", "T10", "T11"}, {"T13", "T14"}, {"T15", "T16"})
 
 # Measured CPU seconds of each family's checks in a cold quick certificate (issue 20, AMD EPYC znver4, empty
-# numba cache; re-measured after C2 and C1's adversarial slice joined): only the order in which the groups are handed out depends on it (largest first, so the last
-# group to finish is a small one); a theorem not listed counts 2 s.
-COLD_CPU_SECONDS = {"T8": 46.0, "T13": 17.0, "T3": 15.0, "T15": 14.0, "T6": 10.0, "C1": 8.4, "T5": 7.4,
-                    "C2": 6.1, "T18": 5.9, "T7": 5.7, "T17": 4.7, "T12": 4.7, "T2": 3.8, "T1": 1.8}
+# numba cache, load average 2–5 from other work; re-measured after the accuracy checks stopped building array
+# loops of their own): only the order in which the groups are handed out depends on it (largest first, so the
+# last group to finish is a small one); a theorem not listed counts 2 s.
+COLD_CPU_SECONDS = {"T8": 43.8, "T13": 20.5, "T3": 15.9, "T15": 14.0, "C2": 11.1, "C1": 10.3, "T5": 5.4, "T7": 5.4,
+                    "T6": 5.0, "T2": 4.1, "T12": 2.9, "T18": 2.4, "T17": 2.3, "T1": 1.4}
 
 
 def groups_of(checks: list[Check]) -> list[list[int]]:
