@@ -134,15 +134,17 @@ class Execution:
 
 # Theorems whose kernels share compiled numba code (hand-written helpers called, not inlined): their checks run
 # in one process so that two processes do not compile the same functions at once.  Generated kernels inline
-# their helpers into each loop, so they share nothing worth a process.
-KERNEL_FAMILIES = ({"T3", "T4"}, {"T8", "T9", "T10", "T11"}, {"T13", "T14"}, {"T15", "T16"})
+# their helpers into each loop, so they share nothing worth a process.  C1 and C2 share the composition's
+# numba code (``numeric.composition.lower_vector`` alone ≈ 4 s to compile: measured compiled twice, once in each
+# worker, when the two groups ran side by side).
+KERNEL_FAMILIES = ({"T3", "T4"}, {"T8", "T9", "T10", "T11"}, {"T13", "T14"}, {"T15", "T16"}, {"C1", "C2"})
 
 # Measured CPU seconds of each family's checks in a cold quick certificate (issue 20, AMD EPYC znver4, empty
 # numba cache, load average 2–5 from other work; re-measured after the accuracy checks stopped building array
-# loops of their own): only the order in which the groups are handed out depends on it (largest first, so the
+# loops of their own; C1 + C2 estimated as their sum less the ≈ 5 s of composition code they share): only the order in which the groups are handed out depends on it (largest first, so the
 # last group to finish is a small one); a theorem not listed counts 2 s.
-COLD_CPU_SECONDS = {"T8": 43.8, "T13": 20.5, "T3": 15.9, "T15": 14.0, "C2": 11.1, "C1": 10.3, "T5": 5.4, "T7": 5.4,
-                    "T6": 5.0, "T2": 4.1, "T12": 2.9, "T18": 2.4, "T17": 2.3, "T1": 1.4}
+COLD_CPU_SECONDS = {"T8": 43.8, "T13": 20.5, "C1": 17.0, "T3": 15.9, "T15": 14.0, "T5": 5.4, "T7": 5.4, "T6": 5.0,
+                    "T2": 4.1, "T12": 2.9, "T18": 2.4, "T17": 2.3, "T1": 1.4}
 
 
 def groups_of(checks: list[Check]) -> list[list[int]]:

@@ -389,3 +389,16 @@ def test_route_check_passes_and_catches_a_differing_bit(monkeypatch):
     monkeypatch.setattr(numeric, "kernel", nudged)
     outcome = accuracy.check_loop_matches_scalar()
     assert not outcome.passed and "DIFFER" in outcome.detail
+
+
+def test_checks_sharing_compiled_code_share_a_worker():
+    """Each kernel family runs in one group (one worker process), so no two workers compile the same numba
+    functions side by side — C1 and C2 share the composition's (``lower_vector`` was compiled in both)."""
+    from proofs_checks.catalogue import load
+
+    checks = load()
+    for family in framework.KERNEL_FAMILIES:
+        holding = [g for g in framework.groups_of(checks) if any(set(checks[i].theorems) & family for i in g)]
+        mine = {i for g in holding for i in g if set(checks[i].theorems) & family}
+        assert len([g for g in holding if set(g) & mine]) == 1, family
+    assert {"C1", "C2"} in framework.KERNEL_FAMILIES
