@@ -288,7 +288,7 @@ def kernel_groups() -> dict[tuple, list[str]]:
     return shared
 
 
-# Arguments where a kernel's branches and special cases live: every accuracy grid point is paired with them.
+# Arguments where a kernel's branches and special cases live: the route check adds every combination of them.
 SPECIAL_VALUES = (0.0, -0.0, 5e-324, 2.2250738585072014e-308, 1e-300, 0.5, 1.0, 709.0, 710.0, 1.7976931348623157e308,
                   math.inf, -math.inf, math.nan, -1.0)
 # min(1, δ·q rounded up): a libm-free closed form the loops vectorise, with the exact product (an FMA where the
