@@ -17,7 +17,7 @@ from typing import Callable
 import mpmath as mp
 import numpy as np
 
-from numeric import kernel
+from numeric import scalar_kernel
 from numeric._generated.metadata import THEOREMS
 
 from . import points as exact_points
@@ -160,6 +160,32 @@ def reference_function(theorem_id: str, output: str, limit_m: int = 3000):
     return spec
 
 
+def compiled(kernel_spec: str, points: list[tuple]) -> np.ndarray:
+    """The compiled kernel ``kernel_spec`` (what the library runs) at ``points``, every argument a float64.
+
+    Route: the kernel's serial array loop (``numeric.loops``) if this process has already built it — the
+    certificate's property checks build many through the public array API, and the accuracy and adversarial
+    checks run after the other checks of their group (``framework.groups_of``) — else the compiled scalar
+    dispatcher (``numeric.scalar_kernel``), called once per point (≈ 1 µs a call).  Both routes run one
+    compiled kernel: the same IEEE-754 operations in the same order under the same error model (numpy's),
+    without fastmath (no contraction, no reassociation); the loop only handles more points per instruction.
+    So their bits agree (tests/numeric/test_vector_width.py and tests/bounds/test_contract.py compare the
+    routes; the certificate itself compares them over T1 δ's grid, ``check_loop_matches_scalar``).  Building
+    an array loop only to measure a kernel would compile it once more, inlined and vectorised (≈ 2–4 s of CPU
+    per closed form; issue 20: the loops were ≈ 35 % of a cold certificate's CPU)."""
+    from numeric import kernel, loop_built
+
+    if loop_built(kernel_spec):
+        columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
+        with np.errstate(all="ignore"):
+            return kernel(kernel_spec, len(columns))(*columns) if points else np.empty(0)
+    function = scalar_kernel(kernel_spec)
+    out = np.empty(len(points))
+    for i, point in enumerate(points):
+        out[i] = function(*[float(x) for x in point])  # float64 only: one specialisation, as the loop has
+    return out
+
+
 def unrounded(kernel_spec: str, points: list[tuple]) -> np.ndarray:
     """The unrounded twin ``<kernel>_raw`` at ``points``: what the accuracy measurement compares with the
     references (the library never calls it).
@@ -169,30 +195,37 @@ def unrounded(kernel_spec: str, points: list[tuple]) -> np.ndarray:
     test_cpu_independence.py compares both routes on the accuracy grids), which saves compiling a second copy
     of every kernel (≈ 1–2 s of CPU for each inlined closed form; the whole accuracy grid of a kernel costs
     0.01–1 s as Python).  Where plain Python raises instead of returning numba's IEEE value (x/0, an
-    overflowing ``math.exp``) or the kernel has no plain-Python twin, the compiled array loop is used."""
+    overflowing ``math.exp``) or the kernel has no plain-Python twin, the compiled twin answers
+    (:func:`compiled`)."""
     from numeric.pure import pure_function
 
     raw_spec = kernel_spec + "_raw"
     pure = pure_function(raw_spec)
     out = np.empty(len(points))
     todo = []
+    memo = _UNROUNDED.setdefault(raw_spec, {})
     for i, point in enumerate(points):
-        value = None
-        if pure is not None:
+        key = tuple(x.hex() if isinstance(x, float) else x for x in point)  # exact bits: −0.0 is not 0.0
+        value = memo.get(key)
+        if value is None and pure is not None:
             try:
                 with np.errstate(all="ignore"):
                     value = pure(*point)
             except Exception:  # plain Python's ZeroDivisionError/OverflowError/ValueError: numba's IEEE value
                 value = None
         if isinstance(value, (float, int)) and not isinstance(value, bool):
-            out[i] = value
+            out[i] = memo[key] = value
         else:
             todo.append(i)
     if todo:
-        columns = [np.array([points[i][j] for i in todo], dtype=np.float64) for j in range(len(points[0]))]
-        with np.errstate(all="ignore"):
-            out[todo] = kernel(raw_spec, len(columns))(*columns)
+        out[todo] = compiled(raw_spec, [points[i] for i in todo])
     return out
+
+
+# Unrounded values already computed in this process, per twin: a searched kernel's reference (T9 ε, T10 σ,
+# T11's inverses) is seeded with the twin's value at the point the measurement has just evaluated, and plain
+# Python costs 0.4–6 ms a point there.
+_UNROUNDED: dict[str, dict[tuple, float | int]] = {}
 
 
 def measure(theorem_id: str, output: str, seed: int = 20261130) -> Report:
@@ -205,10 +238,8 @@ def measure(theorem_id: str, output: str, seed: int = 20261130) -> Report:
     points = GRIDS[theorem_id](output, rng) if theorem_id in GRIDS else grid(theorem_id, args, rng)
     if theorem_id in ("T3", "T4") and output == "delta":  # the mpmath sums are slow: a spread subset
         points = [p for p in points if p[2] <= 3000 or p[3] >= p[2] / 50][::3]
-    columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
     raw = unrounded(spec["kernel"], points)
-    with np.errstate(all="ignore"):
-        rounded = kernel(spec["kernel"], len(args))(*columns)
+    rounded = compiled(spec["kernel"], points)
     ref_fn = reference_function(theorem_id, output)
     errors, worst, unsound = [], (0.0, None), []
     for i, point in enumerate(points):
@@ -257,12 +288,52 @@ def kernel_groups() -> dict[tuple, list[str]]:
     return shared
 
 
+# Arguments where a kernel's branches and special cases live: the route check adds every combination of them.
+SPECIAL_VALUES = (0.0, -0.0, 5e-324, 2.2250738585072014e-308, 1e-300, 0.5, 1.0, 709.0, 710.0, 1.7976931348623157e308,
+                  math.inf, -math.inf, math.nan, -1.0)
+# min(1, δ·q rounded up): a libm-free closed form the loops vectorise, with the exact product (an FMA where the
+# CPU has one, Dekker's product elsewhere) whose bits must not depend on the route; its loop is built by T1's
+# property checks anyway and its scalar dispatcher compiles in ≈ 0.2 s (T1 ε's would cost ≈ 2.5 s).
+ROUTE_KERNEL = ("T1", "delta")
+
+
+def routes_agree(kernel_spec: str, points: list[tuple]) -> tuple[int, list]:
+    """Compare the compiled array loop with the compiled scalar dispatcher of ``kernel_spec`` at ``points``,
+    bit for bit (every NaN equals every NaN); returns (points compared, the first few mismatches)."""
+    from numeric import kernel
+
+    columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
+    with np.errstate(all="ignore"):
+        loop = kernel(kernel_spec, len(columns))(*columns)
+    function = scalar_kernel(kernel_spec)
+    scalar = np.array([function(*[float(x) for x in p]) for p in points], dtype=np.float64)
+    same = (loop.view(np.int64) == scalar.view(np.int64)) | (np.isnan(loop) & np.isnan(scalar))
+    bad = [(points[i], float(loop[i]), float(scalar[i])) for i in np.flatnonzero(~same)[:5]]
+    return len(points), bad
+
+
+def check_loop_matches_scalar() -> Outcome:
+    """The accuracy and adversarial checks evaluate each compiled kernel on one route (``compiled``); this check
+    keeps that sound by comparing the two routes of one representative kernel (``ROUTE_KERNEL``) over its
+    whole accuracy grid and the special values, in every combination.  The other kernels' routes are compared
+    by the tests (tests/numeric/test_vector_width.py, tests/bounds/test_contract.py)."""
+    theorem_id, output = ROUTE_KERNEL
+    spec = THEOREMS[theorem_id]["outputs"][output]
+    pts = grid(theorem_id, spec["args"], np.random.default_rng(20261130))
+    pts += list(itertools.product(SPECIAL_VALUES, repeat=len(spec["args"])))
+    n, bad = routes_agree(spec["kernel"], pts)
+    return Outcome(not bad, f"{theorem_id} {output}: array loop = scalar dispatcher bit for bit at {n} points"
+                   + (f"; {len(bad)}+ DIFFER, first {bad[0]}" if bad else ""), {"points": n})
+
+
 def _register() -> None:
     """One check per kernel (``kernel_groups``)."""
     for key, theorem_ids in kernel_groups().items():
         output = key[-1]
         add_check("accuracy", tuple(theorem_ids), f"{'/'.join(theorem_ids)} {output} accuracy",
                   _accuracy_check(theorem_ids[0], output))
+    add_check("property", (ROUTE_KERNEL[0],), "compiled routes: the array loop gives the scalar dispatcher's bits "
+              f"({' '.join(ROUTE_KERNEL)})", check_loop_matches_scalar)
 
 
 _register()

@@ -32,6 +32,7 @@ from . import points as exact_points
 from .brute_force import (
     FS,
     _exact_epsilon_ok,
+    array_route,
     float_above,
     hockey_stick,
     log_above,
@@ -81,7 +82,7 @@ def t17_mcar_brute_force() -> Outcome:
                 return Outcome(False, f"ε' not tight at F={F}, δ={delta}, p*={p}")
         if H != bound:
             return Outcome(False, f"not attained: exact δ {H} < p*δ = {bound} at F={F}, δ={delta}, p*={p}")
-        g = bounds.missing_data(log_above(F), float_above(delta), float(p))
+        g = array_route(bounds.missing_data, log_above(F), float_above(delta), float(p))
         if not _exact_epsilon_ok(g.epsilon, G) or Fraction(g.delta) < bound:
             return Outcome(False, f"library {g} below the exact (ln {G}, {bound}) at p*={p}")
         if bound:

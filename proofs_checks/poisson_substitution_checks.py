@@ -27,7 +27,7 @@ import bounds
 
 from . import points as exact_points
 from . import accuracy, references
-from .brute_force import float_above, hockey_stick, log_above, mixture
+from .brute_force import array_route, float_above, hockey_stick, log_above, mixture
 from .framework import Outcome, check
 
 # ---- accuracy grid and reference ----------------------------------------------------------------------
@@ -244,8 +244,8 @@ def evaluate_brute_force(bound=t6_exact, library: bool = True) -> Outcome:
             worse_than_b += 1
             worst_b = worst_b or (label, float(c["bound"]), float(route_b))
         if library:
-            g = bounds.poisson_substitution(log_above(c["F"]), float_above(c["dr"]), float_above(c["ds"]),
-                                            float_above(c["gamma"]))
+            g = array_route(bounds.poisson_substitution, log_above(c["F"]), float_above(c["dr"]),
+                            float_above(c["ds"]), float_above(c["gamma"]))
             with mp.workdps(60):
                 eps_ok = mp.mpf(g.epsilon) >= mp.log(mp.mpf(c["G"].numerator) / c["G"].denominator)
             if not eps_ok or Fraction(g.delta) < c["bound"]:

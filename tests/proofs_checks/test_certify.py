@@ -321,3 +321,84 @@ def test_a_miss_is_explained_by_what_changed(monkeypatch):
     monkeypatch.setattr(refstore, "provenance", lambda ns: {"source_digest": "0" * 64})
     stale = refstore.explain_misses([name])
     assert "regenerate" in stale and "changed" in stale
+
+
+# ---- one compiled route per kernel (issue 20, item 3) -----------------------------------------------------
+
+def test_measurements_run_last_in_their_group():
+    """The accuracy and adversarial checks run after the other checks of their group, so that they find the
+    routes those built (``accuracy.compiled``); every check is still run exactly once."""
+    from proofs_checks.catalogue import load
+
+    checks = load()
+    groups = framework.groups_of(checks)
+    assert sorted(i for g in groups for i in g) == list(range(len(checks)))
+    for g in groups:
+        kinds = [checks[i].kind in framework.MEASUREMENTS for i in g]
+        assert kinds == sorted(kinds), [checks[i].name for i in g]
+    # the serial route (--jobs 1) runs in the same order and reports in registration order
+    seen = []
+    fake = [Check(f"c{i}", ("T1",), kind, (lambda i=i: seen.append(i) or Outcome(True, "ok")))
+            for i, kind in enumerate(["accuracy", "property", "adversarial", "symbolic"])]
+    run = framework.execute(fake, jobs=1)
+    assert seen == [1, 3, 0, 2] and [r.check.name for r in run.results] == ["c0", "c1", "c2", "c3"]
+
+
+def test_compiled_values_are_the_same_on_either_route(monkeypatch):
+    """``accuracy.compiled`` answers from the scalar dispatcher, or from the array loop once this process has
+    built it: the same bits (T1 δ, a cheap closed form, over its accuracy grid and the special values)."""
+    import itertools
+
+    import numpy as np
+
+    import numeric
+    from numeric._generated.metadata import THEOREMS
+    from proofs_checks import accuracy
+
+    spec = THEOREMS["T1"]["outputs"]["delta"]
+    pts = accuracy.grid("T1", spec["args"], np.random.default_rng(7))
+    pts += list(itertools.product(accuracy.SPECIAL_VALUES, repeat=2))
+    monkeypatch.setattr(numeric, "loop_built", lambda s: False)
+    scalar = accuracy.compiled(spec["kernel"], pts)
+    monkeypatch.setattr(numeric, "loop_built", lambda s: True)
+    loop = accuracy.compiled(spec["kernel"], pts)
+    assert np.array_equal(scalar, loop, equal_nan=True) and np.array_equal(np.signbit(scalar), np.signbit(loop))
+    assert accuracy.compiled(spec["kernel"], []).shape == (0,)
+
+
+def test_route_check_passes_and_catches_a_differing_bit(monkeypatch):
+    """The certificate's own comparison of the two routes (``check_loop_matches_scalar``) passes, and fails
+    when the loop's value differs from the scalar's in one bit at one point."""
+    import numpy as np
+
+    import numeric
+    from proofs_checks import accuracy
+
+    assert accuracy.check_loop_matches_scalar().passed
+    real = numeric.kernel
+
+    def nudged(spec, nargs):
+        inner = real(spec, nargs)
+
+        def call(*columns):
+            out = inner(*columns).copy()
+            out[17] = np.nextafter(out[17], np.inf)
+            return out
+        return call
+
+    monkeypatch.setattr(numeric, "kernel", nudged)
+    outcome = accuracy.check_loop_matches_scalar()
+    assert not outcome.passed and "DIFFER" in outcome.detail
+
+
+def test_checks_sharing_compiled_code_share_a_worker():
+    """Each kernel family runs in one group (one worker process), so no two workers compile the same numba
+    functions side by side — C1 and C2 share the composition's (``lower_vector`` was compiled in both)."""
+    from proofs_checks.catalogue import load
+
+    checks = load()
+    for family in framework.KERNEL_FAMILIES:
+        holding = [g for g in framework.groups_of(checks) if any(set(checks[i].theorems) & family for i in g)]
+        mine = {i for g in holding for i in g if set(checks[i].theorems) & family}
+        assert len([g for g in holding if set(g) & mine]) == 1, family
+    assert {"C1", "C2"} in framework.KERNEL_FAMILIES

@@ -54,12 +54,11 @@ def test_branch_check_catches_a_wrong_branch():
 
 
 def test_accuracy_check_flags_an_unsound_kernel(monkeypatch):
-    real = accuracy.kernel
+    real = accuracy.compiled  # the compiled kernel's values, whichever route (scalar dispatcher or array loop)
 
-    def shrunk(spec, nargs):  # a "kernel" whose rounded output is 1e-12 too small
-        k = real(spec.replace("_raw", ""), nargs)
-        return lambda *a: np.asarray(k(*a)) * (1 - 1e-12)
-    monkeypatch.setattr(accuracy, "kernel", shrunk)
+    def shrunk(spec, points):  # a "kernel" whose rounded output is 1e-12 too small
+        return np.asarray(real(spec, points)) * (1 - 1e-12)
+    monkeypatch.setattr(accuracy, "compiled", shrunk)
     report = accuracy.measure("T1", "epsilon")
     assert report.unsound and not report.passed
 
