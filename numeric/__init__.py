@@ -207,6 +207,7 @@ def canonical(spec: str) -> str:
     if found is None:
         found = spec
         if spec.startswith("numeric._generated."):
+            _import_numba()  # the generated modules import numba: with its BLAS probe masked, as everywhere here
             function = scalar_function(spec)
             found = next((c for c in _generated_kernels() if c == spec or _same_function(function, _function(c))),
                          spec)
