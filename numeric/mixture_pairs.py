@@ -42,7 +42,7 @@ from numba import njit
 
 from .composition import ERFC_ULPS, U, _certified, pair_masses, profile_up
 
-GAUSSIAN = 0  # numeric.subsampled_profiles.GAUSSIAN (pair_masses' kernel selector)
+GAUSSIAN = np.int64(0)  # numeric.subsampled_profiles.GAUSSIAN (pair_masses' kernel selector; int64: one specialisation)
 TAIL_Z = 9.0  # Φ̄(9) < 1.2e-19: P-mass beyond the outermost cells is dropped (lower side only)
 
 

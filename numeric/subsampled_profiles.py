@@ -65,10 +65,15 @@ BUDGET_GAUSSIAN = 64  # ulps: float part (erfcx, e^{−a²/2}, products); measur
 BUDGET_LAPLACE = 8
 SEARCH_ULPS = 4.0
 
-GAUSSIAN = 0
-LAPLACE = 1
-REMOVE = 0
-ADD = 1
+# Selectors as numpy int64, not Python ints: numba types a Python int constant passed to a jitted function as
+# Literal[int] and compiles one specialisation of the callee (and of everything below it) per value — delta_up
+# was compiled for (0, 0), (0, 1), (1, 0), (1, 1) and for the int64 of the composition's callers, five copies of
+# the same code.  A numpy int64 is typed int64: one specialisation, shared by every caller and cached once.  Only
+# integer comparisons change from compile time to run time; every float operation is the same (same bits).
+GAUSSIAN = np.int64(0)
+LAPLACE = np.int64(1)
+REMOVE = np.int64(0)
+ADD = np.int64(1)
 
 
 # ----------------------------------------------------------------------------------------------------
