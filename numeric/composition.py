@@ -966,6 +966,30 @@ def cut_left(g: Grid, tau: float, upward: bool) -> Grid:
 TILT_MASS_LOG = 3.0  # the composed tilted mass stays ≤ e³ (the FFT noise propagates in proportion to it)
 
 
+def _saddle_tilt(g: Grid, count: int, h: float, alpha_max: float, reach: float, mass_steps: int) -> float:
+    """The tilt per node maximising α·ℓ_ref − count·ln M(α) over α ∈ {alpha_max, alpha_max/2, …} (ℓ_ref =
+    count·mean + 6√count·sd; M(α) the grid's moment generating function), subject to α·(loss range) ≤ ``reach``
+    and M(α)^mass_steps ≤ e^TILT_MASS_LOG; 0 for grids with a long left tail.  A heuristic shared by
+    ``choose_tilt`` and ``block_tilt``: soundness never depends on it."""
+    mean, std = moments(g)
+    if mean - g.k0 > 20.0 * std:
+        return 0.0
+    w = g.m[g.m > 0]
+    ks = (np.flatnonzero(g.m > 0) + g.k0) * h
+    ref = (count * mean + 6.0 * math.sqrt(count) * std) * h
+    best, best_alpha = 0.0, 0.0
+    alpha = alpha_max
+    while alpha > 1e-5:
+        z = alpha * ks
+        top = z.max()
+        log_m = top + math.log(float((w * np.exp(z - top)).sum()) + 1e-300)
+        gain = alpha * ref - count * max(log_m, 0.0)
+        if gain > best and alpha * (ks.max() - ks.min()) <= reach and mass_steps * log_m <= TILT_MASS_LOG:
+            best, best_alpha = gain, alpha
+        alpha *= 0.5
+    return best_alpha * h
+
+
 def choose_tilt(g: Grid, count: int, h: float) -> float:
     """λ per node for the composed tilt (a heuristic: soundness never depends on it).
 
@@ -975,23 +999,8 @@ def choose_tilt(g: Grid, count: int, h: float) -> float:
     So α maximises α·ℓ_ref − count·ln M(α) (a saddle point) at ℓ_ref = count·mean + 6√count·sd, where
     δ ≈ 1e-5…1e-10 lives, over α ∈ {2, 1, ½, …}; no tilt for grids with a long left tail (measured: the
     ADD direction's tilted noise, moved up from far-negative losses, costs more than it saves)."""
-    mean, std = moments(g)
-    if mean - g.k0 > 20.0 * std:
-        return 0.0
-    w = g.m[g.m > 0]
-    ks = (np.flatnonzero(g.m > 0) + g.k0) * h
-    ref = (count * mean + 6.0 * math.sqrt(count) * std) * h
-    best, best_alpha = 0.0, 0.0
-    alpha = 2.0
-    while alpha > 1e-5:
-        z = alpha * ks
-        top = z.max()
-        log_m = top + math.log(float((w * np.exp(z - top)).sum()) + 1e-300)
-        gain = alpha * ref - count * max(log_m, 0.0)
-        if gain > best and alpha * (ks.max() - ks.min()) < 600 and count * log_m <= TILT_MASS_LOG:
-            best, best_alpha = gain, alpha
-        alpha *= 0.5
-    return best_alpha * h
+    # α·range < 600 written as ≤ its predecessor: the same test on doubles
+    return _saddle_tilt(g, count, h, 2.0, math.nextafter(600.0, 0.0), count)
 
 
 def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=None, lam: float = -1.0,
@@ -1922,23 +1931,7 @@ def block_tilt(g: Grid, count: int, block: int, h: float) -> float:
     (lower ε 0.459113 → 0.458118: the tilted mass beyond the block's window, which wraps onto the whole circle,
     grows like e^{α·range}), hence the cap 8, and α·(one-step loss range) ≤ ``BLOCK_TILT_REACH`` for steps with
     long ranges (the same wrap); q = 0.01: α = 0.5 instead of 0.03, width 8.9e-4 → 8.8e-4."""
-    mean, std = moments(g)
-    if mean - g.k0 > 20.0 * std:
-        return 0.0
-    w = g.m[g.m > 0]
-    ks = (np.flatnonzero(g.m > 0) + g.k0) * h
-    ref = (count * mean + 6.0 * math.sqrt(count) * std) * h
-    best, best_alpha = 0.0, 0.0
-    alpha = 8.0
-    while alpha > 1e-5:
-        z = alpha * ks
-        top = z.max()
-        log_m = top + math.log(float((w * np.exp(z - top)).sum()) + 1e-300)
-        gain = alpha * ref - count * max(log_m, 0.0)
-        if gain > best and alpha * (ks.max() - ks.min()) <= BLOCK_TILT_REACH and block * log_m <= TILT_MASS_LOG:
-            best, best_alpha = gain, alpha
-        alpha *= 0.5
-    return best_alpha * h
+    return _saddle_tilt(g, count, h, 8.0, BLOCK_TILT_REACH, block)
 
 
 def power_two_level(g: Grid, count: int, upward: bool, h: float, factor: int, block: int, lam: float,

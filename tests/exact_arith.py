@@ -154,3 +154,25 @@ def ordered(draw, strategy, top: float = INF) -> tuple[float, float]:
     a = draw(strategy)
     b = draw(st.one_of(strategy, st.just(a), st.just(min(top, math.nextafter(a, INF)))))
     return (a, b) if a <= b else (b, a)
+
+
+def grid_violations(out, coeffs: list[int], shift: int, base: int, upward: bool) -> list[str]:
+    """Where a composed grid ``out`` (masses ``out.m`` at nodes ``out.k0 …``, atom ``out.m_inf``) breaks its
+    invariant against exact masses coeffs[k − base]·2^−shift: upper — every kept node ≥ the exact mass (the
+    first also ≥ all the mass below it), the atom at +∞ ≥ the mass above the last node; lower — every kept
+    node ≤ the exact mass.  Decided in exact rationals."""
+    scale = 2 ** shift
+    bad = []
+    for i, v in enumerate(out.m):
+        j = out.k0 + i - base
+        exact = coeffs[j] if 0 <= j < len(coeffs) else 0
+        if upward and i == 0:
+            exact = sum(coeffs[: j + 1])
+        lhs = Fraction(float(v)) * scale
+        if (upward and lhs < exact) or (not upward and lhs > exact):
+            bad.append(f"node {out.k0 + i}: {float(v)!r} vs {exact / scale:.6e}")
+    if upward:
+        above = sum(coeffs[out.k1 - base + 1:])
+        if Fraction(out.m_inf) * scale < above:
+            bad.append(f"m_inf {out.m_inf!r} < {above / scale:.6e}")
+    return bad

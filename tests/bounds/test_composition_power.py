@@ -15,6 +15,7 @@ import bounds
 flint = pytest.importorskip("flint")
 
 from bounds.composition import _C  # noqa: E402
+from tests.exact_arith import grid_violations  # noqa: E402
 
 # the refinement's width warnings at δ ≈ 1e-13 (the floor) are expected here
 pytestmark = pytest.mark.filterwarnings("ignore:compose. certified width")
@@ -38,22 +39,7 @@ def _violations(g, count: int, upward: bool, width_sd: float, lam: float) -> lis
     the last node; lower — every kept node ≤ the exact mass."""
     out = C.untilted(C.power_direct(g, count, upward, width_sd, lam), upward)
     coeffs, shift = _exact_power(g.m, count)
-    scale = 2 ** shift
-    base = count * g.k0
-    bad = []
-    for i, v in enumerate(out.m):
-        j = out.k0 + i - base
-        exact = coeffs[j] if 0 <= j < len(coeffs) else 0
-        if upward and i == 0:
-            exact = sum(coeffs[: j + 1])
-        lhs = Fraction(float(v)) * scale
-        if (upward and lhs < exact) or (not upward and lhs > exact):
-            bad.append(f"node {out.k0 + i}: {float(v)!r} vs {exact / scale:.6e}")
-    if upward:
-        above = sum(coeffs[out.k1 - base + 1:])
-        if Fraction(out.m_inf) * scale < above:
-            bad.append(f"m_inf {out.m_inf!r} < {above / scale:.6e}")
-    return bad
+    return grid_violations(out, coeffs, shift, count * g.k0, upward)
 
 
 def _pld_like(n: int, seed: int) -> "C.Grid":
