@@ -1468,18 +1468,14 @@ def log_mgf_up_sparse(vals: np.ndarray, idx: np.ndarray, n: int, k0: int, s: flo
 
 
 @njit(cache=True)
-def _chernoff_log_sparse(v1, i1, n1, k0, count, v2, i2, n2, k02, lam, nu, edge, above):
-    """``_chernoff_log_product`` on the nonzero entries (``log_mgf_up_sparse``; same rounding charges)."""
-    s = lam + nu if above else lam - nu
-    lm = log_mgf_up_sparse(v1, i1, n1, k0, s)
-    if lm == -np.inf:
+def _chernoff_terms(lm: float, count: int, l2: float, second: bool, nu: float, edge: int, above: bool) -> float:
+    """count·lm (+ l2 if ``second``) ∓ ν·edge, each sum and product rounded up (one ulp-sized charge per
+    operation); −∞ where a log-MGF is −∞ (no mass).  The arithmetic of both Chernoff bounds below."""
+    if lm == -np.inf or (second and l2 == -np.inf):
         return -np.inf
     t1 = count * lm
     t1 += U * abs(t1)
-    if n2 > 0:
-        l2 = log_mgf_up_sparse(v2, i2, n2, k02, s)
-        if l2 == -np.inf:
-            return -np.inf
+    if second:
         t1 = t1 + l2
         t1 += U * abs(t1)
     t2 = -nu * edge if above else nu * edge
@@ -1489,27 +1485,23 @@ def _chernoff_log_sparse(v1, i1, n1, k0, count, v2, i2, n2, k02, lam, nu, edge, 
 
 
 @njit(cache=True)
+def _chernoff_log_sparse(v1, i1, n1, k0, count, v2, i2, n2, k02, lam, nu, edge, above):
+    """``_chernoff_log_product`` on the nonzero entries (``log_mgf_up_sparse``; same rounding charges)."""
+    s = lam + nu if above else lam - nu
+    l2 = log_mgf_up_sparse(v2, i2, n2, k02, s) if n2 > 0 else 0.0
+    return _chernoff_terms(log_mgf_up_sparse(v1, i1, n1, k0, s), count, l2, n2 > 0, nu, edge, above)
+
+
+@njit(cache=True)
 def _chernoff_log_product(m: np.ndarray, k0: int, count: int, m2: np.ndarray, k02: int, lam: float, nu: float,
                           edge: int, above: bool) -> float:
     """count·ln M(λ ± ν) + ln M₂(λ ± ν) ∓ ν·edge rounded up (M, M₂ the MGFs of m and m2 in node units; an
     empty m2 is the point mass at 0, M₂ = 1): a bound on ln Σ_{k ≥ edge} c_k e^{λk} (above) or
     ln Σ_{k ≤ edge} c_k e^{λk}, c = m^{*count} * m2 (Markov; the MGF of a convolution is the product)."""
     s = lam + nu if above else lam - nu
-    lm = log_mgf_up(m, k0, s)
-    if lm == -np.inf:
-        return -np.inf
-    t1 = count * lm
-    t1 += U * abs(t1)
-    if m2.shape[0] > 0:
-        l2 = log_mgf_up(m2, k02, s)
-        if l2 == -np.inf:
-            return -np.inf
-        t1 = t1 + l2
-        t1 += U * abs(t1)
-    t2 = -nu * edge if above else nu * edge
-    t2 += U * abs(t2)
-    v = t1 + t2
-    return v + U * abs(v)
+    second = m2.shape[0] > 0
+    l2 = log_mgf_up(m2, k02, s) if second else 0.0
+    return _chernoff_terms(log_mgf_up(m, k0, s), count, l2, second, nu, edge, above)
 
 
 @njit(cache=True)
