@@ -173,17 +173,27 @@ def compiled(kernel_spec: str, points: list[tuple]) -> np.ndarray:
     routes; the certificate itself compares them over T1 δ's grid, ``check_loop_matches_scalar``).  Building
     an array loop only to measure a kernel would compile it once more, inlined and vectorised (≈ 2–4 s of CPU
     per closed form; issue 20: the loops were ≈ 35 % of a cold certificate's CPU)."""
-    from numeric import kernel, loop_built
+    from numeric import loop_built
 
-    if loop_built(kernel_spec):
-        columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
-        with np.errstate(all="ignore"):
-            return kernel(kernel_spec, len(columns))(*columns) if points else np.empty(0)
+    if not points:
+        return np.empty(0)
+    return _loop_values(kernel_spec, points) if loop_built(kernel_spec) else _scalar_values(kernel_spec, points)
+
+
+def _loop_values(kernel_spec: str, points: list[tuple]) -> np.ndarray:
+    """``kernel_spec`` at ``points`` through its compiled array loop (built on first request)."""
+    from numeric import kernel
+
+    columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
+    with np.errstate(all="ignore"):
+        return kernel(kernel_spec, len(columns))(*columns)
+
+
+def _scalar_values(kernel_spec: str, points: list[tuple]) -> np.ndarray:
+    """``kernel_spec`` at ``points`` through its compiled scalar dispatcher, one call per point."""
     function = scalar_kernel(kernel_spec)
-    out = np.empty(len(points))
-    for i, point in enumerate(points):
-        out[i] = function(*[float(x) for x in point])  # float64 only: one specialisation, as the loop has
-    return out
+    # float64 arguments only: one specialisation, as the loop has
+    return np.array([function(*[float(x) for x in p]) for p in points], dtype=np.float64)
 
 
 def unrounded(kernel_spec: str, points: list[tuple]) -> np.ndarray:
@@ -300,13 +310,7 @@ ROUTE_KERNEL = ("T1", "delta")
 def routes_agree(kernel_spec: str, points: list[tuple]) -> tuple[int, list]:
     """Compare the compiled array loop with the compiled scalar dispatcher of ``kernel_spec`` at ``points``,
     bit for bit (every NaN equals every NaN); returns (points compared, the first few mismatches)."""
-    from numeric import kernel
-
-    columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
-    with np.errstate(all="ignore"):
-        loop = kernel(kernel_spec, len(columns))(*columns)
-    function = scalar_kernel(kernel_spec)
-    scalar = np.array([function(*[float(x) for x in p]) for p in points], dtype=np.float64)
+    loop, scalar = _loop_values(kernel_spec, points), _scalar_values(kernel_spec, points)
     same = (loop.view(np.int64) == scalar.view(np.int64)) | (np.isnan(loop) & np.isnan(scalar))
     bad = [(points[i], float(loop[i]), float(scalar[i])) for i in np.flatnonzero(~same)[:5]]
     return len(points), bad
