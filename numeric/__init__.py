@@ -185,8 +185,9 @@ def _same_function(a: Callable, b: Callable | None) -> bool:
     if b is None:
         return False
     ca, cb = a.__code__, b.__code__
-    consts_a = ca.co_consts[1:] if a.__doc__ is not None else ca.co_consts
-    consts_b = cb.co_consts[1:] if b.__doc__ is not None else cb.co_consts
+    # constants compared by type and repr, not ==: 0.0 == -0.0 and 1 == 1.0 == True, whose code differs in bits
+    consts_a = [(type(c), repr(c)) for c in (ca.co_consts[1:] if a.__doc__ is not None else ca.co_consts)]
+    consts_b = [(type(c), repr(c)) for c in (cb.co_consts[1:] if b.__doc__ is not None else cb.co_consts)]
     return (ca.co_code == cb.co_code and ca.co_names == cb.co_names and consts_a == consts_b
             and ca.co_argcount == cb.co_argcount and not (ca.co_kwonlyargcount or cb.co_kwonlyargcount)
             and not (ca.co_freevars or cb.co_freevars or a.__defaults__ or b.__defaults__)

@@ -42,6 +42,12 @@ def test_a_different_constant_or_global_is_not_the_same_function():
                                      f.__globals__, "t1_epsilon")
     assert other_const.__code__.co_consts != f.__code__.co_consts
     assert not numeric._same_function(f, other_const)
+    # constants that are == but not the same value in the code (t1_epsilon has 0.0 and 4): −0.0 for 0.0, 4.0 for 4
+    for old, new in ((0.0, -0.0), (4, 4.0)):
+        consts = tuple(new if type(c) is type(old) and c == old else c for c in f.__code__.co_consts)
+        assert consts == f.__code__.co_consts and repr(consts) != repr(f.__code__.co_consts)
+        twin = types.FunctionType(f.__code__.replace(co_consts=consts), f.__globals__, "t1_epsilon")
+        assert not numeric._same_function(f, twin)
     assert not numeric._same_function(f, numeric.scalar_function("numeric._generated.subsampling:t1_epsilon_raw"))
     assert not numeric._same_function(f, None)
 
