@@ -656,9 +656,10 @@ def merged_below(m: np.ndarray, k0: int, k_cut: int, upward: bool) -> tuple[np.n
 
 
 @njit(cache=True)
-def _hs_point(b: np.ndarray, c: np.ndarray, k0: int, h: float, m_inf: float, e: float, upward: bool) -> float:
-    """``hs_eval`` at one ε (the same operations)."""
-    n = b.shape[0] - 1
+def _hs_point(b: np.ndarray, c: np.ndarray, off: int, n: int, k0: int, h: float, m_inf: float, e: float,
+              upward: bool) -> float:
+    """``hs_eval`` at one ε (the same operations) on the tables b[off : off + n + 1], c[off : off + n + 1]
+    (indices, not slices: one compiled specialisation for ``hs_eval`` and ``epsilon_bisect``)."""
     r = (ERFC_ULPS + 2.0) * U
     if e != e:
         return np.nan
@@ -685,10 +686,10 @@ def _hs_point(b: np.ndarray, c: np.ndarray, k0: int, h: float, m_inf: float, e: 
         t = -math.expm1(z)
     if upward:
         t = min(_up(t * (1.0 + r)), 1.0)
-        v = _up(_up(c[i] + _up(t * b[i])) + m_inf)
+        v = _up(_up(c[off + i] + _up(t * b[off + i])) + m_inf)
         return min(v, 1.0)
     t = _dn(t * (1.0 - r))
-    return _dn(_dn(c[i] + _dn(t * b[i])) + m_inf)
+    return _dn(_dn(c[off + i] + _dn(t * b[off + i])) + m_inf)
 
 
 @njit(cache=True)
@@ -702,7 +703,8 @@ def hs_eval(b: np.ndarray, c: np.ndarray, k0: int, h: float, m_inf: float, eps: 
     """
     out = np.empty(eps.shape[0])
     for j in range(eps.shape[0]):
-        out[j] = _hs_point(b, c, k0, h, m_inf, eps[j], upward)
+        # (np.int64(0), not a bare 0: a literal argument would compile a specialisation of its own)
+        out[j] = _hs_point(b, c, np.int64(0), b.shape[0] - 1, k0, h, m_inf, eps[j], upward)
     return out
 
 
@@ -712,7 +714,7 @@ def _hs_max(b: np.ndarray, c: np.ndarray, offs: np.ndarray, k0s: np.ndarray, hs:
     """The maximum over directions of ``_hs_point``: direction d's tables are b, c[offs[d]:offs[d + 1]]."""
     v = 0.0
     for d in range(k0s.shape[0]):
-        x = _hs_point(b[offs[d]:offs[d + 1]], c[offs[d]:offs[d + 1]], k0s[d], hs[d], m_infs[d], e, upward)
+        x = _hs_point(b, c, offs[d], offs[d + 1] - offs[d] - 1, k0s[d], hs[d], m_infs[d], e, upward)
         v = x if d == 0 else max(v, x)
     return v
 
@@ -726,15 +728,18 @@ def epsilon_bisect(delta: np.ndarray, top: float, bu: np.ndarray, cu: np.ndarray
     (``bounds.composition.Composition._epsilon_many``'s loop, point by point: the same operations, so the
     same bits; issue 21: the Python loop was ≈ 3.5 ms per grid set).  Invariants: upper = an ε with
     δ_upper(ε) ≤ δ verified, or inf where even the top is not; lower = 0 or an ε with δ_lower(ε) > δ verified."""
+    # the sides as run-time booleans (np.bool_, not bare True/False: numba compiles a literal argument's callee
+    # once per value)
+    upside, downside = np.bool_(True), np.bool_(False)
     n = delta.shape[0]
     lower = np.empty(n)
     upper = np.empty(n)
     for p in range(n):
         d = delta[p]
-        hi0 = _hs_max(bu, cu, ou, k0u, hu, iu, 0.0, True)
-        hit = _hs_max(bu, cu, ou, k0u, hu, iu, top, True)
-        lo0 = _hs_max(bl, cl, ol, k0l, hl, il, 0.0, False)
-        lot = _hs_max(bl, cl, ol, k0l, hl, il, top, False)
+        hi0 = _hs_max(bu, cu, ou, k0u, hu, iu, 0.0, upside)
+        hit = _hs_max(bu, cu, ou, k0u, hu, iu, top, upside)
+        lo0 = _hs_max(bl, cl, ol, k0l, hl, il, 0.0, downside)
+        lot = _hs_max(bl, cl, ol, k0l, hl, il, top, downside)
         up = 0.0 if hi0 <= d else (np.nan if hit <= d else np.inf)
         lw = 0.0 if not (lo0 > d) else (top if lot > d else np.nan)
         ua, ub, la, lb = 0.0, top, 0.0, top
@@ -744,7 +749,7 @@ def epsilon_bisect(delta: np.ndarray, top: float, bu: np.ndarray, cu: np.ndarray
             if up != up:
                 mu = 0.5 * (ua + ub)
                 if ua < mu < ub:
-                    if _hs_max(bu, cu, ou, k0u, hu, iu, mu, True) <= d:
+                    if _hs_max(bu, cu, ou, k0u, hu, iu, mu, upside) <= d:
                         ub = mu
                     else:
                         ua = mu
@@ -753,7 +758,7 @@ def epsilon_bisect(delta: np.ndarray, top: float, bu: np.ndarray, cu: np.ndarray
             if lw != lw:
                 ml = 0.5 * (la + lb)
                 if la < ml < lb:
-                    if _hs_max(bl, cl, ol, k0l, hl, il, ml, False) > d:
+                    if _hs_max(bl, cl, ol, k0l, hl, il, ml, downside) > d:
                         la = ml
                     else:
                         lb = ml
