@@ -654,36 +654,22 @@ class Composition:
         δ_upper(ε) ≤ δ verified (so the exact δ(ε) ≤ δ), lower = 0 or an ε with δ_lower(ε) > δ verified
         (so the exact ε(δ) > ε); upper = inf where even the top of the grid is not verified.
         """
+        C = _C()
         _, grids = self._grids(h)
         top = max(g.k1 * hd + hd for g, _, hd in grids)
-        d = np.asarray(delta, dtype=np.float64).ravel()
-        n = d.shape[0]
-        zero, topv = np.zeros(n), np.full(n, top)
-        lo0, hi0 = self._delta_many(h, zero)
-        lot, hit = self._delta_many(h, topv)
-        # upper: bracket (a, b) with δ⁺(a) > δ ≥ δ⁺(b)
-        ua, ub = zero.copy(), topv.copy()
-        upper = np.where(hi0 <= d, 0.0, np.where(hit <= d, np.nan, math.inf))
-        # lower: bracket (a, b) with δ⁻(a) > δ ≥ δ⁻(b)
-        la, lb = zero.copy(), topv.copy()
-        lower = np.where(~(lo0 > d), 0.0, np.where(lot > d, top, np.nan))
-        for _ in range(80):
-            ou, ol = np.isnan(upper), np.isnan(lower)
-            if not (ou.any() or ol.any()):
-                break
-            mu, ml = 0.5 * (ua + ub), 0.5 * (la + lb)
-            _, hu = self._delta_many(h, mu)
-            lw, _ = self._delta_many(h, ml)
-            okm = ou & (ua < mu) & (mu < ub)
-            ub = np.where(okm & (hu <= d), mu, ub)
-            ua = np.where(okm & ~(hu <= d), mu, ua)
-            upper = np.where(ou & ~okm, ub, upper)
-            okl = ol & (la < ml) & (ml < lb)
-            la = np.where(okl & (lw > d), ml, la)
-            lb = np.where(okl & ~(lw > d), ml, lb)
-            lower = np.where(ol & ~okl, la, lower)
-        upper = np.where(np.isnan(upper), ub, upper)
-        lower = np.where(np.isnan(lower), la, lower)
+        d = np.ascontiguousarray(np.asarray(delta, dtype=np.float64).ravel())
+        # the tables of every direction, flattened for the compiled bisection (``numeric.composition.
+        # epsilon_bisect``: the loop that ran here, point by point, same operations and bits; issue 21)
+        rows = self._tables(h, 0.0)
+        flat = []
+        for side in (0, 1):  # upper, lower
+            tabs = [(row[side][0], row[side][1], row[2]) for row in rows]
+            offs = np.cumsum([0] + [len(b) for (b, _), _, _ in tabs]).astype(np.int64)
+            flat += [np.concatenate([b for (b, _), _, _ in tabs]), np.concatenate([c for (_, c), _, _ in tabs]),
+                     offs, np.array([k0 for _, (k0, _), _ in tabs], dtype=np.int64),
+                     np.array([hd for _, _, hd in tabs], dtype=np.float64),
+                     np.array([m_inf for _, (_, m_inf), _ in tabs], dtype=np.float64)]
+        lower, upper = C.epsilon_bisect(d, float(top), *flat)
         return lower.reshape(np.shape(delta)), upper.reshape(np.shape(delta))
 
     def _epsilon_at(self, h: float, delta: float) -> tuple[float, float]:

@@ -86,3 +86,64 @@ def test_composition_tables_rebuilt_for_negative_epsilon():
     assert a._cache[("tables", h)][0] == -2.0  # rebuilt from further down
     assert np.array_equal(a_lo, f_lo) and np.array_equal(a_hi, f_hi)
     assert np.all(a_lo <= a_hi) and a_hi[0] >= a_hi[1] >= a_hi[2]
+
+
+# -- the compiled ε bisection (``epsilon_bisect``; issue 21) --------------------------------------------------
+
+def _side_max(c, h, e, upward):
+    """The maximum over directions of one side's δ at the single ε e, from the tables by ``hs_eval``."""
+    v = []
+    for (tu, (k0u, iu)), (tl, (k0l, il)), hd in c._tables(h, 0.0):
+        (b, cc), k0, m_inf = (tu, k0u, iu) if upward else (tl, k0l, il)
+        v.append(C.hs_eval(b, cc, k0, hd, m_inf, np.array([e]), upward)[0])
+    return max(v)
+
+
+@pytest.mark.parametrize("steps", [
+    [(bounds.poisson_sampled(bounds.Gaussian.from_noise_multiplier(1.0), 0.01), 1000)],  # REMOVE and ADD
+    [(bounds.poisson_sampled(bounds.Gaussian.from_noise_multiplier(0.8), 0.05), 300), (bounds.Gaussian(theta=0.3), 5)],
+    [(bounds.EpsDelta(1.0, 1e-6), 20)]])
+def test_epsilon_bisection_ends_on_adjacent_doubles(steps):
+    # what the bisection must return, checked on the tables themselves (not on the loop): upper is a double
+    # with δ⁺(upper) ≤ δ and δ⁺ > δ at the double below it (or upper = 0 where δ⁺(0) ≤ δ, inf where even the
+    # top fails); lower is 0 where δ⁻(0) ≤ δ, the top where δ⁻(top) > δ, else δ⁻(lower) > δ and δ⁻ ≤ δ at the
+    # double above it
+    c = bounds.compose(steps, tolerance=1e-2)
+    c.delta(1.0)
+    deltas = np.array([1.5, 1.0, 0.5, 0.1, 1e-3, 1e-5, 1e-8, 1e-12, 1e-30, 0.0])
+    for h in c._built():
+        top = max(g.k1 * hd + hd for g, _, hd in c._grids(h)[1])
+        lo, hi = c._epsilon_many(h, deltas)
+        assert lo.shape == hi.shape == deltas.shape
+        for d, a, b in zip(deltas, lo, hi):
+            if b == 0.0:
+                assert _side_max(c, h, 0.0, True) <= d
+            elif math.isfinite(b):
+                assert _side_max(c, h, b, True) <= d < _side_max(c, h, math.nextafter(b, -math.inf), True)
+            if a == 0.0:
+                assert not _side_max(c, h, math.nextafter(0.0, 1.0), False) > d or _side_max(c, h, 0.0, False) <= d
+            elif a == top:  # δ⁻ > δ up to the top of the grid
+                assert _side_max(c, h, a, False) > d
+            else:
+                assert _side_max(c, h, a, False) > d >= _side_max(c, h, math.nextafter(a, math.inf), False)
+            assert a <= b
+    lo, hi = c._epsilon_many(c._built()[0], np.array([[1e-5, 1e-3], [0.5, 1e-8]]))  # shape kept
+    assert lo.shape == hi.shape == (2, 2)
+
+
+def test_epsilon_bisection_check_catches_a_loose_or_wrong_answer(monkeypatch):
+    # fault injection: the check above must fail for an upper side one double too high (loose) and for a
+    # lower side one double too high (δ⁻ no longer > δ there: wrong)
+    c = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian.from_noise_multiplier(1.0), 0.01), 1000)],
+                       tolerance=1e-2)
+    c.epsilon(1e-5)
+    h = c._built()[0]
+    real = C.epsilon_bisect
+    lo, hi = c._epsilon_many(h, np.array([1e-5]))
+    assert _side_max(c, h, float(hi[0]), True) <= 1e-5 < _side_max(c, h, math.nextafter(hi[0], 0.0), True)
+    monkeypatch.setattr(C, "epsilon_bisect", lambda *a: (real(*a)[0], np.nextafter(real(*a)[1], np.inf)))
+    _, hi2 = c._epsilon_many(h, np.array([1e-5]))
+    assert not 1e-5 < _side_max(c, h, math.nextafter(hi2[0], 0.0), True)
+    monkeypatch.setattr(C, "epsilon_bisect", lambda *a: (np.nextafter(real(*a)[0], np.inf), real(*a)[1]))
+    lo2, _ = c._epsilon_many(h, np.array([1e-5]))
+    assert not _side_max(c, h, float(lo2[0]), False) > 1e-5

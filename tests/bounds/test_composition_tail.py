@@ -145,3 +145,110 @@ def test_strided_add_grids_sandwich_the_exact_delta(q, e):
         exact = _exact_delta_add(1.0, q, eps)
         assert _grid_h(u, h, eps) >= exact, eps
         assert _grid_h(lw, h, eps) <= exact, eps
+
+
+# -- graded tails (``tail_nodes``; issue 21, 10⁶ steps at q = 1e-4) ----------------------------------------
+
+def _graded(direction, q, h):
+    a_w, s_p, b_w, s_q = C.pair_parameters(C.GAUSSIAN, direction, 1.0, q)
+    u, lw = C.one_step(C.GAUSSIAN, direction, 1.0, q, h, tail=True)
+    x0, x1 = C.p_support(C.GAUSSIAN, a_w, s_p)
+    k_lo = int(np.floor(C.loss_at(C.GAUSSIAN, a_w, s_p, b_w, s_q, x0) / h)) - 1
+    k_hi = int(np.ceil(C.loss_at(C.GAUSSIAN, a_w, s_p, b_w, s_q, x1) / h)) + 1
+    k_head, k_tail, stride = C.tail_stride(C.GAUSSIAN, a_w, s_p, b_w, s_q, h, k_lo, k_hi)
+    ks = C.tail_nodes(C.GAUSSIAN, a_w, s_p, b_w, s_q, h, k_lo, k_hi, k_head, k_tail, stride)
+    return u, lw, ks, k_lo, k_hi, k_head, k_tail, stride
+
+
+def _bands(ks, start, sign):
+    """(first node, stride) of every band of a graded tail, walking away from ``start`` (sign +1: right)."""
+    walk = ks[ks >= start] if sign > 0 else ks[ks <= start][::-1]
+    gaps = np.abs(np.diff(walk))
+    out = [(int(walk[0]), int(gaps[0]))]
+    for i in range(1, len(gaps) - 1):  # (the last gap ends on k_hi / k_lo, off the lattice)
+        if gaps[i] != gaps[i - 1]:
+            out.append((int(walk[i]), int(gaps[i])))
+    return out
+
+
+def _remove_tail_mass(q, loss):
+    # P(X > x) for the REMOVE pair at the x of loss ℓ = ln(1 − q + q e^{x − 1/2}) (θ = 1), mpmath
+    with mp.workdps(40):
+        x = mp.log((mp.expm1(mp.mpf(loss)) + q) / q) + mp.mpf(1) / 2
+        return (1 - q) * mp.erfc(x / mp.sqrt(2)) / 2 + q * mp.erfc((x - 1) / mp.sqrt(2)) / 2
+
+
+@pytest.mark.parametrize("direction,q,e", [(C.REMOVE, 1e-4, 13), (C.REMOVE, 0.001, 11), (C.ADD, 0.001, 11)])
+def test_graded_tail_nodes(direction, q, e):
+    h = 2.0 ** -e
+    u, lw, ks, k_lo, k_hi, k_head, k_tail, stride = _graded(direction, q, h)
+    assert stride == C.TAIL_STRIDE
+    assert ks[0] == k_lo and ks[-1] == k_hi and np.all(np.diff(ks) > 0)
+    if direction == C.REMOVE:
+        assert np.array_equal(ks[ks <= k_tail], np.arange(k_lo, k_tail + 1))  # every node up to k_tail
+        inner = ks[(ks >= k_tail) & (ks < k_hi)]
+        bands = _bands(ks, k_tail, +1)
+    else:
+        assert np.array_equal(ks[ks >= k_head], np.arange(k_head, k_hi + 1))
+        inner = ks[(ks <= k_head) & (ks > k_lo)]
+        bands = _bands(ks, k_head, -1)
+    assert np.all((inner - (k_tail if direction == C.REMOVE else k_head)) % stride == 0)  # on the stride lattice
+    # the stride doubles from band to band, and the grading is active here (≥ 3 bands)
+    assert [s for _, s in bands] == [stride * 2 ** j for j in range(len(bands))] and len(bands) >= 3
+    # the grids live on these nodes (upper: exactly; lower: its cells aim at them)
+    k = np.arange(u.k0, u.k1 + 1)
+    assert set(k[u.m > 0]) <= set(ks.tolist())
+    kl = np.arange(lw.k0, lw.k1 + 1)[lw.m > 0]
+    near = np.searchsorted(ks, kl)  # the fallback puts a cell at most 3 nodes below its target
+    assert np.all(ks[np.minimum(near, len(ks) - 1)] - kl <= 3)
+    if direction == C.REMOVE:
+        # band j starts where the P-mass beyond has fallen to TAIL_MASS/TAIL_GRADE^j (mpmath), not much later
+        for j, (kb, s) in enumerate(bands[1:], start=1):
+            level = C.TAIL_MASS / C.TAIL_GRADE ** j
+            assert _remove_tail_mass(q, kb * h) <= level * 1.001
+            assert _remove_tail_mass(q, (kb - s) * h) > level  # the band's previous lattice node: not yet
+
+
+@pytest.mark.parametrize("direction,q,e", [(C.REMOVE, 1e-4, 13), (C.ADD, 0.001, 11)])
+def test_graded_one_step_grids_sandwich_the_exact_delta(direction, q, e):
+    h = 2.0 ** -e
+    u, lw, ks, k_lo, k_hi, k_head, k_tail, stride = _graded(direction, q, h)
+    exact = (lambda x: _exact_delta(1.0, q, x)) if direction == C.REMOVE else (lambda x: _exact_delta_add(1.0, q, x))
+    start, sign = (k_tail, +1) if direction == C.REMOVE else (k_head, -1)
+    eps = list(np.linspace(u.k0 * h, u.k1 * h, 9))
+    for kb, s in _bands(ks, start, sign):  # in every band: at a node, off the nodes, and mid-interval
+        eps += [kb * h, (kb + sign * (s // 2)) * h + h / 3, (kb + sign * s) * h - h / 7]
+    for x in eps:
+        ex = exact(x)
+        assert _grid_h(u, h, x) >= ex, x
+        assert _grid_h(lw, h, x) <= ex, x
+
+
+def test_graded_lower_side_moved_up_is_caught():
+    # fault injection: the lower masses in the graded tail moved *up* to the next target node (as if a cell's
+    # atom were rounded up, not down): the lower side then exceeds the exact δ somewhere in the tail
+    q, h = 1e-4, 2.0 ** -13
+    u, lw, ks, k_lo, k_hi, k_head, k_tail, stride = _graded(C.REMOVE, q, h)
+    m = np.zeros(k_hi - lw.k0 + 1)
+    for i, x in enumerate(lw.m):
+        k = lw.k0 + i
+        if x > 0:
+            j = int(np.searchsorted(ks, k, side="right")) if k > k_tail else -1
+            kk = int(ks[j]) if 0 <= j < len(ks) else k
+            m[kk - lw.k0] += x
+    bad = C.Grid(m, lw.k0, 0.0)
+    eps = [kb * h + f * s * h for kb, s in _bands(ks, k_tail, +1) for f in (0.1, 0.5, 0.9)]
+    assert all(_grid_h(lw, h, x) <= _exact_delta(1.0, q, x) for x in eps)  # the real one holds there
+    assert any(_grid_h(bad, h, x) > _exact_delta(1.0, q, x) for x in eps)
+
+
+def test_cut_left_keeps_a_moved_mass_below_half_an_ulp():
+    # the upper side moves the left tail onto the first kept node: 1e-20 + 1e-20 onto 1.0 must not be lost in
+    # the rounding of the addition (exact rational check)
+    from fractions import Fraction
+    g = C.Grid(np.array([1e-20, 1e-20, 1.0, 0.5]), -3, 0.0)
+    up = C.cut_left(g, 1e-13, True)
+    assert up.k0 == -1 and len(up.m) == 2 and up.m[1] == 0.5
+    assert Fraction(float(up.m[0])) >= Fraction(1.0) + 2 * Fraction(1e-20)
+    low = C.cut_left(g, 1e-13, False)  # the lower side drops it
+    assert low.k0 == -1 and low.m[0] == 1.0
