@@ -452,6 +452,24 @@ def evaluate(theorem_id: str, output: str, arrays: dict[str, np.ndarray]) -> np.
     return np.asarray(result, dtype=np.float64)
 
 
+def evaluate_pair(theorem_id: str, outputs: tuple[str, str], arrays: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Two outputs on the same validated arrays: in ONE fused loop (``numeric.kernel_pair``: one pass over the
+    inputs writing both outputs, one compilation) when their kernels are fused and the call is serial, else one
+    loop each (``evaluate``).  Same bits either way (tests/bounds/test_array_route.py)."""
+    from numeric import kernel_pair, loops
+
+    specs = [THEOREMS[theorem_id]["outputs"][o] for o in outputs]
+    pair = kernel_pair(specs[0]["kernel"], specs[0]["args"], specs[1]["kernel"], specs[1]["args"])
+    if pair is not None and loops.PARALLEL_THRESHOLD is not None and \
+            math.prod(np.broadcast_shapes(*[np.shape(a) for a in arrays.values()])) >= loops.PARALLEL_THRESHOLD:
+        pair = None  # the prange loops, one per output
+    if pair is None:
+        return [evaluate(theorem_id, o, arrays) for o in outputs]
+    fused, union = pair
+    with np.errstate(all="ignore"):  # as evaluate
+        return [np.asarray(r, dtype=np.float64) for r in fused(*[arrays.get(a, 0.0) for a in union])]
+
+
 def value(function: str, theorem_id: str, output: str, **params: Any) -> Any:
     """Validate, evaluate one output, return a float for scalar input (an array otherwise)."""
     floats = validate_scalars(function, theorem_id, params)
@@ -481,6 +499,5 @@ def guarantee(function: str, theorem_id: str, outputs: tuple[str, str] = ("epsil
     if "dask" in sys.modules and _dask.any_dask(params.values()):  # lazy, per block (bounds/_dask.py)
         return _dask.guarantee(function, theorem_id, outputs, params)
     scalar = is_scalar(*params.values())
-    arrays = validate(function, theorem_id, **params)
-    return Guarantee(as_output(evaluate(theorem_id, outputs[0], arrays), scalar),
-                     as_output(evaluate(theorem_id, outputs[1], arrays), scalar))
+    first, second = evaluate_pair(theorem_id, outputs, validate(function, theorem_id, **params))
+    return Guarantee(as_output(first, scalar), as_output(second, scalar))

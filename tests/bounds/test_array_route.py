@@ -103,3 +103,67 @@ def test_parallel_loop_is_bit_identical_to_the_serial_loop():
     serial, parallel = loop(delta, rate, parallel=False), loop(delta, rate, parallel=True)
     assert parallel.shape == serial.shape == (300, 7)
     assert np.array_equal(serial.view(np.int64), parallel.view(np.int64))
+
+
+FUSED_CASES = ("T1", "T2", "T7")  # one theorem per fused template the public API uses most (T5 shares T2's)
+
+
+@pytest.mark.parametrize("theorem_id", FUSED_CASES)
+def test_fused_loop_is_bit_identical_to_the_scalar_dispatchers(theorem_id):
+    """The fused loop (both outputs of a public (ε, δ) function in one pass, ``numeric.kernel_pair``) gives each
+    kernel's compiled scalar dispatcher's bits on the accuracy grid of the union of their arguments and at every
+    combination of the special values where the kernels branch; so does each output alone through the fused loop
+    (``FusedKernel.project``, what the certificate's accuracy checks read when the fused loop is built)."""
+    import itertools
+
+    import numeric
+    from proofs_checks import accuracy
+
+    outputs = THEOREMS[theorem_id]["outputs"]
+    eps, delta = outputs["epsilon"], outputs["delta"]
+    pair = numeric.kernel_pair(eps["kernel"], eps["args"], delta["kernel"], delta["args"])
+    assert pair is not None, f"{theorem_id}: not fused"
+    fused, union = pair
+    points = accuracy.grid(theorem_id, union, np.random.default_rng(20261202))
+    points += list(itertools.product(accuracy.SPECIAL_VALUES[::2] if len(union) > 3 else accuracy.SPECIAL_VALUES,
+                                     repeat=len(union)))
+    columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
+    with np.errstate(all="ignore"):
+        results = fused(*columns)
+    assert fused.built
+    for which, spec in enumerate((eps, delta)):
+        single = numeric.scalar_kernel(spec["kernel"])
+        positions = [union.index(a) for a in spec["args"]]
+        expected = np.array([single(*[p[i] for i in positions]) for p in points])
+        with np.errstate(all="ignore"):
+            projected = numeric.built_kernel(spec["kernel"], len(positions))(*[columns[i] for i in positions])
+        for got in (results[which], projected):
+            same = (got.view(np.int64) == expected.view(np.int64)) | (np.isnan(got) & np.isnan(expected))
+            bad = np.flatnonzero(~same)
+            assert not bad.size, (f"{theorem_id} {spec['kernel']} at {points[bad[0]]}: fused {got[bad[0]]!r} ≠ "
+                                  f"scalar {expected[bad[0]]!r} ({bad.size} points)")
+    assert numeric.loop_built(eps["kernel"]) and numeric.loop_built(delta["kernel"])
+
+
+def test_public_pair_takes_the_fused_loop_and_broadcasts_like_two_loops():
+    """``bounds.poisson_subsampling`` on arrays runs T1's fused loop; on broadcast, strided, 0-d and empty inputs
+    its two outputs have the shapes and bits of the two own loops (``evaluate`` per output)."""
+    import bounds
+    import numeric
+
+    rng = np.random.default_rng(12)
+    eps, rate = 10 ** rng.uniform(-3, 1, (6, 1)), 10 ** rng.uniform(-6, 0, (1, 5))
+    wide = 10 ** rng.uniform(-12, -3, (6, 10))[:, ::2]  # non-contiguous
+    for args in ((eps, 1e-6, rate), (eps, wide, 0.01), (0.5, wide, rate), (eps.T, 1e-9, wide.T),
+                 (np.empty((0, 3)), 1e-6, 0.1), (np.float64(2.0), np.array(1e-7), np.array(0.3)),
+                 (np.array([0.0, math.inf, 5e-324]), np.array([0.0, 1.0, 5e-324]), np.array([1.0, 0.0, 0.5]))):
+        g = bounds.poisson_subsampling(*args)
+        arrays = _core.validate("poisson_subsampling", "T1", epsilon=args[0], delta=args[1], rate=args[2])
+        for got, output in zip(g, ("epsilon", "delta")):
+            expected = _core.evaluate("T1", output, arrays)
+            assert np.shape(got) == np.shape(expected)
+            assert np.array_equal(np.asarray(got).view(np.int64), expected.view(np.int64)), (args, output)
+    outputs = THEOREMS["T1"]["outputs"]
+    fused, _ = numeric.kernel_pair(outputs["epsilon"]["kernel"], outputs["epsilon"]["args"],
+                                   outputs["delta"]["kernel"], outputs["delta"]["args"])
+    assert fused.built
