@@ -68,18 +68,17 @@ def main() -> None:
           f"{'without' if args.without_attribute else 'with'} prefer-vector-width=512")
     print(f"{'kernel':<12}{'loop instr':>11}{'zmm':>6}{'ymm':>6}{'xmm':>6}  lanes")
     from numeric import kernel_pair
-    from numeric._generated.metadata import THEOREMS
 
     mark = _nothing if args.without_attribute else loops._widest_vectors
     jobs = []
     for spec, nargs in SPECS:
         jobs.append((spec.split(":")[1], f"_serial_{nargs}", {"kernel": scalar_kernel(spec)}, nargs + 1))
     for theorem in FUSED:
-        outputs = THEOREMS[theorem]["outputs"]
-        fused, union = kernel_pair(outputs["epsilon"]["kernel"], outputs["epsilon"]["args"],
-                                   outputs["delta"]["kernel"], outputs["delta"]["args"])
+        fused, union = kernel_pair(theorem)
         jobs.append((f"{theorem}_fused", fused._template, {"kernel0": fused._dispatchers[0],
-                                                           "kernel1": fused._dispatchers[1]}, len(union) + 2))
+                                                           "kernel1": fused._dispatchers[1],
+                                                           "_inside": loops._inside, "_BOX": fused.box,
+                                                           "math": loops.math}, len(union) + 2))
     for name, template_name, kernels, arity in jobs:
         if args.kernels and name not in args.kernels:
             continue

@@ -323,9 +323,19 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
     parameter, offending value (first offending element for arrays), domain and theorem; a
     :class:`ParameterTypeError` for a value that is not a real number.
     """
+    return _validate(function, theorem_id, params, False)[0]
+
+
+def _validate(function: str, theorem_id: str, params: dict[str, Any],
+              defer: bool) -> tuple[dict[str, np.ndarray], list[str]]:
+    """``validate``'s work; with ``defer``, the domain check of each array of at least ``_FUSED_MIN_SIZE``
+    points whose shape is the broadcast shape (every element reaches the loop) is left to the caller's fused
+    loop, and those names are returned.  Whatever it raises then may not be the first error in ``validate``'s
+    order (a constraint may be tested on a NaN): the caller re-runs ``validate`` for the message."""
     meta = THEOREMS[theorem_id]
     where = _where_text(meta["name"], theorem_id)
     arrays = {}
+    deferred = []
     for name, value in params.items():
         domain = meta["parameters"][name]["domain"]
         v = _real_scalar(function, name, value, where)
@@ -338,7 +348,10 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
                 array.flags.writeable = False
             else:
                 array = _real_array(function, name, value, where)
-            _check_array(function, name, array, domain, where)
+            if defer and array.size >= _FUSED_MIN_SIZE:
+                deferred.append(name)
+            else:
+                _check_array(function, name, array, domain, where)
             arrays[name] = array
     if len(arrays) > 1 and any(a.ndim for a in arrays.values()):
         try:
@@ -346,6 +359,10 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
         except ValueError:
             raise ValueError(f"{function}: parameter shapes do not broadcast: "
                              + ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items()) + f" {where}") from None
+        shape = broadcast[0].shape
+        for name in [n for n in deferred if arrays[n].shape != shape]:  # some elements never reach the loop
+            deferred.remove(name)
+            _check_array(function, name, arrays[name], meta["parameters"][name]["domain"], where)
         arrays = dict(zip(arrays, broadcast))
     for lhs, op, rhs in meta["constraints"]:
         if lhs not in arrays or rhs not in arrays:
@@ -357,7 +374,7 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
             idx, v = _where(arrays[lhs], bad)
             w = float(arrays[rhs][tuple(np.argwhere(bad)[0])])
             raise ValueError(f"{function}: {lhs}{idx} = {_fmt(v)} must be {op} {rhs} = {_fmt(w)} {where}")
-    return arrays
+    return arrays, deferred
 
 
 def evaluate_scalar(theorem_id: str, output: str, floats: dict[str, float]) -> float:
@@ -456,18 +473,57 @@ def evaluate_pair(theorem_id: str, outputs: tuple[str, str], arrays: dict[str, n
     """Two outputs on the same validated arrays: in ONE fused loop (``numeric.kernel_pair``: one pass over the
     inputs writing both outputs, one compilation) when their kernels are fused and the call is serial, else one
     loop each (``evaluate``).  Same bits either way (tests/bounds/test_array_route.py)."""
-    from numeric import kernel_pair, loops
-
-    specs = [THEOREMS[theorem_id]["outputs"][o] for o in outputs]
-    pair = kernel_pair(specs[0]["kernel"], specs[0]["args"], specs[1]["kernel"], specs[1]["args"])
-    if pair is not None and loops.PARALLEL_THRESHOLD is not None and \
-            math.prod(np.broadcast_shapes(*[np.shape(a) for a in arrays.values()])) >= loops.PARALLEL_THRESHOLD:
-        pair = None  # the prange loops, one per output
-    if pair is None:
+    pair = _fused_pair(theorem_id, outputs)
+    if pair is None or _parallel(arrays):
         return [evaluate(theorem_id, o, arrays) for o in outputs]
     fused, union = pair
     with np.errstate(all="ignore"):  # as evaluate
-        return [np.asarray(r, dtype=np.float64) for r in fused(*[arrays.get(a, 0.0) for a in union])]
+        return [np.asarray(r, dtype=np.float64) for r in fused(*[arrays[a] for a in union])]
+
+
+def _fused_pair(theorem_id: str, outputs: tuple[str, str]) -> Any:
+    """``numeric.kernel_pair``: ``(fused loop, union of the two kernels' arguments)``, or None."""
+    from numeric import kernel_pair
+
+    return kernel_pair(theorem_id, outputs)
+
+
+def _parallel(arrays: dict[str, np.ndarray]) -> bool:
+    """Whether the call is large enough for the ``prange`` loops (one per output: the fused loop is serial)."""
+    from numeric import loops
+
+    return loops.PARALLEL_THRESHOLD is not None and \
+        math.prod(np.broadcast_shapes(*[np.shape(a) for a in arrays.values()])) >= loops.PARALLEL_THRESHOLD
+
+
+def _guarantee_arrays(function: str, theorem_id: str, outputs: tuple[str, str],
+                      params: dict[str, Any]) -> list[np.ndarray]:
+    """The array route of ``guarantee``.  With a fused loop (``evaluate_pair``), the domain checks of large arrays
+    run in the same pass as the two kernels (``FusedKernel.checked``: one pass over the inputs instead of one per
+    parameter and one per output, issue 20).  If a point is outside its domain, or anything raised on the way,
+    ``validate`` runs again in full and raises exactly what it raises (the first error in parameter order, its
+    first offending element): no result is returned for input ``validate`` refuses."""
+    pair = _fused_pair(theorem_id, outputs)
+    try:
+        arrays, deferred = _validate(function, theorem_id, params, pair is not None)
+    except ValueError:
+        validate(function, theorem_id, **params)  # the message validate gives
+        raise
+    if deferred and (pair is None or _parallel(arrays)):  # no fused pass: check as validate would have
+        meta = THEOREMS[theorem_id]
+        for name in deferred:
+            _check_array(function, name, arrays[name], meta["parameters"][name]["domain"],
+                         _where_text(meta["name"], theorem_id))
+        deferred = []
+    if not deferred:
+        return evaluate_pair(theorem_id, outputs, arrays)
+    fused, union = pair
+    with np.errstate(all="ignore"):  # as evaluate
+        results, inside = fused.checked(*[arrays[a] for a in union])
+    if not inside:
+        validate(function, theorem_id, **params)  # raises: a point is outside its domain
+        raise RuntimeError(f"{function}: the fused domain check refused a point validate accepts (a bug)")
+    return [np.asarray(r, dtype=np.float64) for r in results]
 
 
 def value(function: str, theorem_id: str, output: str, **params: Any) -> Any:
@@ -499,5 +555,5 @@ def guarantee(function: str, theorem_id: str, outputs: tuple[str, str] = ("epsil
     if "dask" in sys.modules and _dask.any_dask(params.values()):  # lazy, per block (bounds/_dask.py)
         return _dask.guarantee(function, theorem_id, outputs, params)
     scalar = is_scalar(*params.values())
-    first, second = evaluate_pair(theorem_id, outputs, validate(function, theorem_id, **params))
+    first, second = _guarantee_arrays(function, theorem_id, outputs, params)
     return Guarantee(as_output(first, scalar), as_output(second, scalar))

@@ -280,31 +280,40 @@ def kernel(spec: str, nargs: int) -> Any:
     return array_kernel
 
 
-def kernel_pair(spec0: str, args0: list[str], spec1: str, args1: list[str]) -> tuple[Any, list[str]] | None:
-    """Both kernels in one array loop (``numeric.loops.FusedKernel``): ``(fused, union)`` where
-    ``fused(*[arrays[name] for name in union])`` returns ``[out0, out1]``, bit for bit the two kernels' own
-    loops; ``None`` when the pair is not fused.
+def kernel_pair(theorem_id: str, outputs: tuple[str, str] = ("epsilon", "delta")) -> tuple[Any, list[str]] | None:
+    """Both outputs of a theorem record in one array loop (``numeric.loops.FusedKernel``): ``(fused, union)``
+    where ``fused(*[arrays[name] for name in union])`` returns ``[out0, out1]``, bit for bit the two kernels' own
+    loops, and ``fused.checked(...)`` also tells whether every point lies in the parameters' domains; ``None``
+    when the pair is not fused.
 
     Fused: two generated closed forms (inlined into the loop at numba's IR level, so LLVM sees one loop body)
-    whose argument pattern has a template in ``numeric.loops`` (T1, T2, T5, T6, T7, T12, T17, T18).  Hand-written
-    kernels are called, not inlined, and mostly not vectorisable: a shared pass would save little there."""
+    whose argument pattern has a template in ``numeric.loops`` (T1, T2, T5, T6, T7, T12, T17, T18) and whose
+    arguments are all parameters of the record.  Hand-written kernels are called, not inlined, and mostly not
+    vectorisable: a shared pass would save little there.  Records whose kernels and domains coincide share
+    one loop."""
+    from numeric._generated.metadata import THEOREMS
+
+    meta = THEOREMS[theorem_id]
+    (spec0, args0), (spec1, args1) = ((meta["outputs"][o]["kernel"], meta["outputs"][o]["args"]) for o in outputs)
     union = list(dict.fromkeys([*args0, *args1]))
     indices = (tuple(union.index(a) for a in args0), tuple(union.index(a) for a in args1))
     specs = (canonical(spec0), canonical(spec1))
-    if not all(s.startswith("numeric._generated.") for s in specs) or len(union) > 6:
+    if not all(s.startswith("numeric._generated.") for s in specs) or \
+            not all(a in meta["parameters"] for a in union):
         return None
-    key = (specs, indices)
+    from numeric import loops  # numba imported by canonical (generated modules) with its BLAS probe masked
+
+    if loops.fused_template(*indices) is None:
+        return None
+    box = loops.domain_box([meta["parameters"][a]["domain"] for a in union])
+    key = (specs, indices, box)
     fused = _PAIRS.get(key)
     if fused is None:
-        from numeric import loops  # numba imported by canonical (generated modules) with its BLAS probe masked
-
-        if loops.fused_template(*indices) is None:
-            return None
         global _SOURCE_HASH
         if _SOURCE_HASH is None:
             _SOURCE_HASH = source_hash()
         fused = _PAIRS[key] = loops.FusedKernel((scalar_kernel(specs[0]), scalar_kernel(specs[1])), specs,
-                                                indices, len(union), _SOURCE_HASH)
+                                                indices, box, _SOURCE_HASH)
     return fused, union
 
 

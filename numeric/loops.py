@@ -69,6 +69,14 @@ def _widest_vectors(typingctx):  # type: ignore[no-untyped-def]
     return nbtypes.none(), codegen
 
 
+@njit(inline="always")
+def _inside(v, lo, hi, any_value):  # pragma: no cover -- compiled
+    """lo ≤ v ≤ hi (False for NaN) and, unless ``any_value`` (1.0), v an integer: ``in_domain``'s test of one
+    element, branch-free.  In a fused loop the bounds are compile-time constants (``_BOX``), so LLVM folds the
+    integer test away for a real domain and compares with immediates."""
+    return (v >= lo) & (v <= hi) & ((any_value != 0.0) | (v == math.floor(v)))
+
+
 def _factory(tag: Any) -> Any:  # never called: its inner functions' code objects are the templates
     def _serial_1(a0, out):
         tag  # noqa: B018 -- a closure cell numba hashes into the cache key
@@ -142,43 +150,74 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
             _widest_vectors()  # inside: prange outlines the body into its own function
             out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
 
-    # Fused loops (issue 20): both outputs of a theorem in one pass over its inputs.  The name spells which
-    # union arguments each kernel takes (``_fused__01__21``: kernel0(a0, a1), kernel1(a2, a1)); the union is
-    # the two kernels' arguments in order of first appearance (``numeric.kernel_pair``).
+    # Fused loops (issue 20): both outputs of a theorem in one pass over its inputs, and the domain check of the
+    # inputs in the same pass (``FusedKernel.checked``).  The name spells which union arguments each kernel takes
+    # (``_fused__01__21``: kernel0(a0, a1), kernel1(a2, a1)); the union is the two kernels' arguments in order of
+    # first appearance (``numeric.kernel_pair``).  ``_BOX`` (a global of each copy, so a compile-time constant)
+    # holds each union argument's closed domain bounds and 1.0 unless it must be an integer (``domain_box``);
+    # the loop returns how many points have every argument in its domain.
     def _fused__01__21(a0, a1, a2, out0, out1):  # T1, T17: ε(ε, p), δ(δ, p)
         tag  # noqa: B018
         _widest_vectors()
+        lo0, hi0, any0, lo1, hi1, any1, lo2, hi2, any2 = _BOX
+        valid = 0
         for i in range(out0.size):
-            out0[i] = kernel0(a0[i], a1[i])
-            out1[i] = kernel1(a2[i], a1[i])
+            v0, v1, v2 = a0[i], a1[i], a2[i]
+            out0[i] = kernel0(v0, v1)
+            out1[i] = kernel1(v2, v1)
+            valid += _inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+        return valid
 
-    def _fused__012__312(a0, a1, a2, a3, out0, out1):  # T2, T5: ε(ε, m, n), δ(δ, m, n); T18
+    def _fused__012__312(a0, a1, a2, a3, out0, out1):  # T2, T5: ε(ε, m, n), δ(δ, m, n)
         tag  # noqa: B018
         _widest_vectors()
+        lo0, hi0, any0, lo1, hi1, any1, lo2, hi2, any2, lo3, hi3, any3 = _BOX
+        valid = 0
         for i in range(out0.size):
-            out0[i] = kernel0(a0[i], a1[i], a2[i])
-            out1[i] = kernel1(a3[i], a1[i], a2[i])
+            v0, v1, v2, v3 = a0[i], a1[i], a2[i], a3[i]
+            out0[i] = kernel0(v0, v1, v2)
+            out1[i] = kernel1(v3, v1, v2)
+            valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+                      & _inside(v3, lo3, hi3, any3))
+        return valid
 
     def _fused__01__021(a0, a1, a2, out0, out1):  # T7, T12: ε(ε, k), δ(ε, δ, k)
         tag  # noqa: B018
         _widest_vectors()
+        lo0, hi0, any0, lo1, hi1, any1, lo2, hi2, any2 = _BOX
+        valid = 0
         for i in range(out0.size):
-            out0[i] = kernel0(a0[i], a1[i])
-            out1[i] = kernel1(a0[i], a2[i], a1[i])
+            v0, v1, v2 = a0[i], a1[i], a2[i]
+            out0[i] = kernel0(v0, v1)
+            out1[i] = kernel1(v0, v2, v1)
+            valid += _inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+        return valid
 
     def _fused__01__0123(a0, a1, a2, a3, out0, out1):  # T6: ε(ε, p), δ(ε, p, δ_remove, δ_substitute)
         tag  # noqa: B018
         _widest_vectors()
+        lo0, hi0, any0, lo1, hi1, any1, lo2, hi2, any2, lo3, hi3, any3 = _BOX
+        valid = 0
         for i in range(out0.size):
-            out0[i] = kernel0(a0[i], a1[i])
-            out1[i] = kernel1(a0[i], a1[i], a2[i], a3[i])
+            v0, v1, v2, v3 = a0[i], a1[i], a2[i], a3[i]
+            out0[i] = kernel0(v0, v1)
+            out1[i] = kernel1(v0, v1, v2, v3)
+            valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+                      & _inside(v3, lo3, hi3, any3))
+        return valid
 
     def _fused__012__31(a0, a1, a2, a3, out0, out1):  # T18: ε(ε, p*, ratio), δ(δ, p*)
         tag  # noqa: B018
         _widest_vectors()
+        lo0, hi0, any0, lo1, hi1, any1, lo2, hi2, any2, lo3, hi3, any3 = _BOX
+        valid = 0
         for i in range(out0.size):
-            out0[i] = kernel0(a0[i], a1[i], a2[i])
-            out1[i] = kernel1(a3[i], a1[i])
+            v0, v1, v2, v3 = a0[i], a1[i], a2[i], a3[i]
+            out0[i] = kernel0(v0, v1, v2)
+            out1[i] = kernel1(v3, v1)
+            valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+                      & _inside(v3, lo3, hi3, any3))
+        return valid
 
     return locals()
 
@@ -269,7 +308,7 @@ class ArrayKernel:
             raise TypeError(f"{self.spec} takes {self.nargs} arguments ({len(args)} given)")
         if parallel is None:
             parallel = PARALLEL_THRESHOLD is not None and _size(args) >= PARALLEL_THRESHOLD
-        return apply(self.compiled(parallel), args, 1, parallel=parallel)[0]
+        return apply(self.compiled(parallel), args, 1, parallel=parallel)[0][0]
 
 
 def _size(args: tuple) -> int:
@@ -277,10 +316,11 @@ def _size(args: tuple) -> int:
 
 
 def apply(run: Any, args: tuple | list, nout: int, keep: tuple[int, ...] | None = None,
-          parallel: bool = False) -> list[Any]:
-    """Run the compiled loop ``run(a0, …, out0, …)`` (``nout`` outputs) on broadcast float64 arguments and return
-    the outputs whose index is in ``keep`` (default: all), each of the broadcast shape (a numpy float64 scalar when
-    every argument is a scalar).
+          parallel: bool = False) -> tuple[list[Any], int]:
+    """Run the compiled loop ``run(a0, …, out0, …)`` (``nout`` outputs) on broadcast float64 arguments;
+    return the outputs whose index is in ``keep`` (default: all), each of the broadcast shape (a numpy float64
+    scalar when every argument is a scalar), and the sum of the loop's return values over its calls (a fused
+    loop's count of in-domain points; 0 for a loop returning nothing).
 
     Arguments of the full shape are passed as flat views (copied only if strided), size-1 arguments as buffers of
     at most ``BLOCK`` points reused block after block (the whole size for ``parallel``); only an argument
@@ -298,19 +338,20 @@ def apply(run: Any, args: tuple | list, nout: int, keep: tuple[int, ...] | None 
         else:
             flats.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
     outs = [np.empty(size, dtype=np.float64) if keep is None or j in keep else None for j in range(nout)]
+    total = 0
     if size == 0:
         pass
     elif not any(isinstance(f, float) for f in flats) and all(o is not None for o in outs):
-        run(*flats, *outs)
+        total = run(*flats, *outs) or 0
     else:  # broadcast values and discarded outputs as buffers of at most BLOCK points (L2-sized)
         block = size if parallel else min(size, BLOCK)
         buffers = [np.full(block, f) if isinstance(f, float) else None for f in flats]
         scratch = np.empty(block, dtype=np.float64)
         for start in range(0, size, block):
             stop = min(start + block, size)
-            run(*[f[start:stop] if b is None else b[:stop - start] for f, b in zip(flats, buffers)],
-                *[scratch[:stop - start] if o is None else o[start:stop] for o in outs])
-    return [o.reshape(shape) if shape else o[0] for o in outs if o is not None]
+            total += run(*[f[start:stop] if b is None else b[:stop - start] for f, b in zip(flats, buffers)],
+                         *[scratch[:stop - start] if o is None else o[start:stop] for o in outs]) or 0
+    return [o.reshape(shape) if shape else o[0] for o in outs if o is not None], total
 
 
 def fused_template(indices0: tuple[int, ...], indices1: tuple[int, ...]) -> str | None:
@@ -337,8 +378,8 @@ class FusedKernel:
     """
 
     def __init__(self, dispatchers: tuple[Any, Any], specs: tuple[str, str], indices: tuple[tuple, tuple],
-                 nargs: int, source_hash: str) -> None:
-        self.specs, self.indices, self.nargs = specs, indices, nargs
+                 box: tuple[float, ...], source_hash: str) -> None:
+        self.specs, self.indices, self.box, self.nargs = specs, indices, box, len(box) // 3
         self._dispatchers, self._hash = dispatchers, source_hash
         self._template = fused_template(*indices)
         if self._template is None:
@@ -362,8 +403,10 @@ class FusedKernel:
             function = types.FunctionType(template.__code__, {"kernel0": self._dispatchers[0],
                                                               "kernel1": self._dispatchers[1],
                                                               "_widest_vectors": _widest_vectors,
+                                                              "_inside": _inside, "_BOX": self.box,
+                                                              "math": math,
                                                               "__builtins__": __builtins__},
-                                          name, None, (_cell((self.specs, self.indices, self._hash)),))
+                                          name, None, (_cell((self.specs, self.indices, self.box, self._hash)),))
             function.__qualname__ = name
             function.__module__ = __name__
             dispatcher = njit(error_model="numpy", cache=True, nogil=True)(function)
@@ -375,7 +418,15 @@ class FusedKernel:
     def __call__(self, *args: Any) -> list[Any]:
         if len(args) != self.nargs:
             raise TypeError(f"{self!r} takes {self.nargs} arguments ({len(args)} given)")
-        return apply(self.compiled(), args, 2)
+        return apply(self.compiled(), args, 2)[0]
+
+    def checked(self, *args: Any) -> tuple[list[Any], bool]:
+        """``[out0, out1]`` as ``__call__``, and whether at every point each union argument lies in its domain
+        (``self.box``; the same test as ``in_domain`` with ``domain_bounds``), counted in the same pass."""
+        if len(args) != self.nargs:
+            raise TypeError(f"{self!r} takes {self.nargs} arguments ({len(args)} given)")
+        outs, valid = apply(self.compiled(), args, 2)
+        return outs, valid == math.prod(np.broadcast_shapes(*[np.shape(a) for a in args]))
 
     def project(self, which: int) -> Any:
         """Kernel ``which`` (0 or 1) alone through this fused loop: a callable of that kernel's own arguments
@@ -390,7 +441,7 @@ class FusedKernel:
             union: list[Any] = [0.0] * self.nargs
             for position, a in zip(indices, args):
                 union[position] = a
-            return apply(self.compiled(), union, 2, keep=(which,))[0]
+            return apply(self.compiled(), union, 2, keep=(which,))[0][0]
         return call
 
 
@@ -410,6 +461,16 @@ def domain_bounds(lo: float, hi: float, lo_open: bool, hi_open: bool, integer: b
         a = a if a != a else max(a, -big)
         b = b if b != b else min(b, big)
     return a, b
+
+
+def domain_box(domains: list[tuple]) -> tuple[float, ...]:
+    """A fused loop's ``_BOX``: for each record domain ``(lo, hi, lo_open, hi_open, integer)``, its closed bounds
+    (``domain_bounds``) and 1.0, or 0.0 for an integer domain (then the loop also tests v = floor(v))."""
+    box: list[float] = []
+    for domain in domains:
+        a, b = domain_bounds(*domain)
+        box += [a, b, 0.0 if domain[4] else 1.0]
+    return tuple(box)
 
 
 @njit(cache=True, nogil=True)  # one specialisation: (read-only C-contiguous float64[:], float, float, bool)

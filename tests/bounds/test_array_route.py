@@ -121,7 +121,7 @@ def test_fused_loop_is_bit_identical_to_the_scalar_dispatchers(theorem_id):
 
     outputs = THEOREMS[theorem_id]["outputs"]
     eps, delta = outputs["epsilon"], outputs["delta"]
-    pair = numeric.kernel_pair(eps["kernel"], eps["args"], delta["kernel"], delta["args"])
+    pair = numeric.kernel_pair(theorem_id)
     assert pair is not None, f"{theorem_id}: not fused"
     fused, union = pair
     points = accuracy.grid(theorem_id, union, np.random.default_rng(20261202))
@@ -163,7 +163,62 @@ def test_public_pair_takes_the_fused_loop_and_broadcasts_like_two_loops():
             expected = _core.evaluate("T1", output, arrays)
             assert np.shape(got) == np.shape(expected)
             assert np.array_equal(np.asarray(got).view(np.int64), expected.view(np.int64)), (args, output)
-    outputs = THEOREMS["T1"]["outputs"]
-    fused, _ = numeric.kernel_pair(outputs["epsilon"]["kernel"], outputs["epsilon"]["args"],
-                                   outputs["delta"]["kernel"], outputs["delta"]["args"])
+    fused, _ = numeric.kernel_pair("T1")
     assert fused.built
+
+
+def _valid_arrays(theorem_id: str, n: int, rng: np.random.Generator) -> dict:
+    values = {"epsilon": 10 ** rng.uniform(-3, 1, n), "delta": 10 ** rng.uniform(-12, -3, n),
+              "rate": 10 ** rng.uniform(-6, 0, n), "rate_from": 10 ** rng.uniform(-3, 0, n),
+              "k": np.floor(10 ** rng.uniform(0, 2, n))}
+    values["rate_to"] = values["rate_from"] * rng.uniform(0, 1, n)
+    values["m"] = np.floor(10 ** rng.uniform(0, 3, n))
+    values["n"] = values["m"] + np.floor(10 ** rng.uniform(0, 4, n))
+    values["epsilon"] = values["epsilon"] / (100 if theorem_id == "T7" else 1)
+    return {name: values[name] for name in THEOREMS[theorem_id]["parameters"]}
+
+
+@pytest.mark.parametrize("theorem_id", ("T1", "T2", "T5", "T7"))
+def test_domain_check_in_the_fused_loop_refuses_and_reports_like_validate(theorem_id):
+    """Large arrays of a fused (ε, δ) function are domain-checked in the kernels' own pass
+    (``_core._guarantee_arrays``).  Reference: ``_core.validate`` (the per-parameter checks) and one loop per
+    output.  At seeded bad values (NaN, ±inf, negative, non-integers, domain ends and their neighbours) put at
+    random positions of one or two parameters, or a scalar parameter, the public route raises the same type and
+    message as ``validate``, and where ``validate`` accepts, returns the two loops' bits."""
+    rng = np.random.default_rng(20261202)
+    n = _core._FUSED_MIN_SIZE + 17
+    names = list(THEOREMS[theorem_id]["parameters"])
+    refused = accepted = 0
+    for trial in range(60):
+        params = _valid_arrays(theorem_id, n, rng)
+        for _ in range(1 + trial % 2):
+            name = names[rng.integers(len(names))]
+            edges = _edges(THEOREMS[theorem_id]["parameters"][name]["domain"])
+            bad = edges[rng.integers(len(edges))]
+            if trial % 7 == 3:
+                params[name] = bad  # a scalar parameter among the arrays
+            else:
+                params[name] = params[name].copy()
+                params[name][rng.integers(n, size=1 + trial % 3)] = bad
+        if trial % 5 == 4:  # a (n, 1) × (1, n) broadcast: the column parameter's elements reach many points
+            params[names[0]] = np.reshape(params[names[0]], (-1, 1))[:40]
+            params[names[-1]] = np.reshape(params[names[-1]], (1, -1)) if np.ndim(params[names[-1]]) else \
+                params[names[-1]]
+        try:
+            arrays = _core.validate("f", theorem_id, **params)
+        except ValueError as error:
+            expected = (type(error), str(error))
+        else:
+            expected = None
+        try:
+            got = _core.guarantee("f", theorem_id, **params)
+        except ValueError as error:
+            assert expected == (type(error), str(error)), (trial, params)
+            refused += 1
+            continue
+        assert expected is None, (trial, expected)
+        accepted += 1
+        for value, output in zip(got, ("epsilon", "delta")):
+            reference = _core.evaluate(theorem_id, output, arrays)
+            assert np.array_equal(np.asarray(value).view(np.int64), reference.view(np.int64)), (trial, output)
+    assert refused >= 10 and accepted >= 3, (refused, accepted)
