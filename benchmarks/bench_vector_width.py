@@ -72,20 +72,16 @@ def main() -> None:
     mark = _nothing if args.without_attribute else loops._widest_vectors
     jobs = []
     for spec, nargs in SPECS:
-        jobs.append((spec.split(":")[1], f"_serial_{nargs}", {"kernel": scalar_kernel(spec)}, nargs + 1))
+        function = types.FunctionType(loops._TEMPLATES[f"_serial_{nargs}"].__code__,
+                                      {"kernel": scalar_kernel(spec), "_widest_vectors": mark,
+                                       "__builtins__": __builtins__}, "loop", None, (types.CellType(None),))
+        jobs.append((spec.split(":")[1], function, nargs + 1))
     for theorem in FUSED:
         fused, union = kernel_pair(theorem)
-        jobs.append((f"{theorem}_fused", fused._template, {"kernel0": fused._dispatchers[0],
-                                                           "kernel1": fused._dispatchers[1],
-                                                           "_inside": loops._inside, "_BOX": fused.box,
-                                                           "math": loops.math}, len(union) + 2))
-    for name, template_name, kernels, arity in jobs:
+        jobs.append((f"{theorem}_fused", fused.function(mark), len(union) + 2))
+    for name, function, arity in jobs:
         if args.kernels and name not in args.kernels:
             continue
-        template = loops._TEMPLATES[template_name]
-        function = types.FunctionType(template.__code__, {**kernels, "_widest_vectors": mark,
-                                                          "__builtins__": __builtins__},
-                                      "loop", None, (types.CellType(None),))
         compiled = njit(error_model="numpy")(function)
         signature = (nbtypes.Array(nbtypes.float64, 1, "C"),) * arity
         compiled.compile(signature)
@@ -96,8 +92,11 @@ def main() -> None:
         candidates = loops_of(asm)
         if any(c[1]["zmm"] + c[1]["ymm"] for c in candidates):
             # the vector loop: the most wide-register references net of xmm ones (a block enclosing the scalar
-            # remainder loop names xmm registers mostly)
-            count, registers, text = max(candidates, key=lambda c: (c[1]["zmm"] + c[1]["ymm"] - c[1]["xmm"], c[0]))
+            # remainder loop names xmm registers mostly); innermost: a region enclosing a vector loop (a fused
+            # loop's body may be entered from a block that the vector loop's label follows) is not the loop
+            wide = [c for c in candidates if c[1]["zmm"] + c[1]["ymm"]]
+            inner = [c for c in wide if not any(d is not c and d[2] in c[2] for d in wide)]
+            count, registers, text = max(inner, key=lambda c: (c[1]["zmm"] + c[1]["ymm"] - c[1]["xmm"], c[0]))
         else:  # SSE only: the longest loop; packed (…pd) or scalar (…sd) arithmetic
             count, registers, text = max(candidates, key=lambda c: c[0])
         packed = len(re.findall(r"\b(?:v?(?:add|sub|mul|div)pd)\b", text))

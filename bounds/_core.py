@@ -330,8 +330,9 @@ def _validate(function: str, theorem_id: str, params: dict[str, Any],
               defer: bool) -> tuple[dict[str, np.ndarray], list[str]]:
     """``validate``'s work; with ``defer``, the domain check of each array of at least ``_FUSED_MIN_SIZE``
     points whose shape is the broadcast shape (every element reaches the loop) is left to the caller's fused
-    loop, and those names are returned.  Whatever it raises then may not be the first error in ``validate``'s
-    order (a constraint may be tested on a NaN): the caller re-runs ``validate`` for the message."""
+    loop, and those names are returned; if there is any, the constraints are left to that loop too.  Whatever it
+    raises then may not be the first error in ``validate``'s order: the caller re-runs ``validate`` for the
+    message."""
     meta = THEOREMS[theorem_id]
     where = _where_text(meta["name"], theorem_id)
     arrays = {}
@@ -364,6 +365,8 @@ def _validate(function: str, theorem_id: str, params: dict[str, Any],
             deferred.remove(name)
             _check_array(function, name, arrays[name], meta["parameters"][name]["domain"], where)
         arrays = dict(zip(arrays, broadcast))
+    if deferred:  # the fused loop tests the constraint at every point, with the domains
+        return arrays, deferred
     for lhs, op, rhs in meta["constraints"]:
         if lhs not in arrays or rhs not in arrays:
             continue
@@ -499,8 +502,8 @@ def _parallel(arrays: dict[str, np.ndarray]) -> bool:
 def _guarantee_arrays(function: str, theorem_id: str, outputs: tuple[str, str],
                       params: dict[str, Any]) -> list[np.ndarray]:
     """The array route of ``guarantee``.  With a fused loop (``evaluate_pair``), the domain checks of large arrays
-    run in the same pass as the two kernels (``FusedKernel.checked``: one pass over the inputs instead of one per
-    parameter and one per output, issue 20).  If a point is outside its domain, or anything raised on the way,
+    and the record's constraint run in the same pass as the two kernels (``FusedKernel.checked``: one pass over
+    the inputs instead of one per parameter, one for the constraint and one per output, issue 20).  If a point is outside its domain, or anything raised on the way,
     ``validate`` runs again in full and raises exactly what it raises (the first error in parameter order, its
     first offending element): no result is returned for input ``validate`` refuses."""
     pair = _fused_pair(theorem_id, outputs)
@@ -509,12 +512,8 @@ def _guarantee_arrays(function: str, theorem_id: str, outputs: tuple[str, str],
     except ValueError:
         validate(function, theorem_id, **params)  # the message validate gives
         raise
-    if deferred and (pair is None or _parallel(arrays)):  # no fused pass: check as validate would have
-        meta = THEOREMS[theorem_id]
-        for name in deferred:
-            _check_array(function, name, arrays[name], meta["parameters"][name]["domain"],
-                         _where_text(meta["name"], theorem_id))
-        deferred = []
+    if deferred and (pair is None or _parallel(arrays)):  # no fused pass (the prange loops): validate in full
+        arrays, deferred = validate(function, theorem_id, **params), []
     if not deferred:
         return evaluate_pair(theorem_id, outputs, arrays)
     fused, union = pair

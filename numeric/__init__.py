@@ -283,12 +283,12 @@ def kernel(spec: str, nargs: int) -> Any:
 def kernel_pair(theorem_id: str, outputs: tuple[str, str] = ("epsilon", "delta")) -> tuple[Any, list[str]] | None:
     """Both outputs of a theorem record in one array loop (``numeric.loops.FusedKernel``): ``(fused, union)``
     where ``fused(*[arrays[name] for name in union])`` returns ``[out0, out1]``, bit for bit the two kernels' own
-    loops, and ``fused.checked(...)`` also tells whether every point lies in the parameters' domains; ``None``
-    when the pair is not fused.
+    loops, and ``fused.checked(...)`` also tells whether every point lies in the parameters' domains and meets
+    the record's constraint; ``None`` when the pair is not fused.
 
     Fused: two generated closed forms (inlined into the loop at numba's IR level, so LLVM sees one loop body)
-    whose argument pattern has a template in ``numeric.loops`` (T1, T2, T5, T6, T7, T12, T17, T18) and whose
-    arguments are all parameters of the record.  Hand-written kernels are called, not inlined, and mostly not
+    whose argument pattern has a template in ``numeric.loops`` (T1, T2, T5, T6, T7, T12, T17, T18), whose
+    arguments are all parameters of the record and which has at most one constraint.  Hand-written kernels are called, not inlined, and mostly not
     vectorisable: a shared pass would save little there.  Records whose kernels and domains coincide share
     one loop."""
     from numeric._generated.metadata import THEOREMS
@@ -305,15 +305,18 @@ def kernel_pair(theorem_id: str, outputs: tuple[str, str] = ("epsilon", "delta")
 
     if loops.fused_template(*indices) is None:
         return None
+    rule = loops.constraint_rule(meta["constraints"], union)
+    if rule is None:
+        return None
     box = loops.domain_box([meta["parameters"][a]["domain"] for a in union])
-    key = (specs, indices, box)
+    key = (specs, indices, box, rule)
     fused = _PAIRS.get(key)
     if fused is None:
         global _SOURCE_HASH
         if _SOURCE_HASH is None:
             _SOURCE_HASH = source_hash()
         fused = _PAIRS[key] = loops.FusedKernel((scalar_kernel(specs[0]), scalar_kernel(specs[1])), specs,
-                                                indices, box, _SOURCE_HASH)
+                                                indices, box, rule, _SOURCE_HASH)
     return fused, union
 
 

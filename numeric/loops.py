@@ -77,6 +77,39 @@ def _inside(v, lo, hi, any_value):  # pragma: no cover -- compiled
     return (v >= lo) & (v <= hi) & ((any_value != 0.0) | (v == math.floor(v)))
 
 
+@njit(inline="always")
+def _pick(index, v0, v1, v2, v3):  # pragma: no cover -- compiled
+    """v_index; ``index`` is a compile-time constant in a fused loop, so this folds to one of the four."""
+    return v0 if index == 0 else (v1 if index == 1 else (v2 if index == 2 else v3))
+
+
+@njit(inline="always")
+def _holds(rule, v0, v1, v2, v3):  # pragma: no cover -- compiled
+    """Whether the constraint ``rule`` = (op, left, right) holds between union arguments v_left and v_right: op 0
+    none, 1 ≤, 2 <, 3 ≥ (``constraint_rule``; numpy's comparisons, so False at a NaN).  A compile-time
+    constant in a fused loop: one comparison, or none."""
+    op, left, right = rule
+    x, y = _pick(left, v0, v1, v2, v3), _pick(right, v0, v1, v2, v3)
+    return (op == 0) | ((op == 1) & (x <= y)) | ((op == 2) & (x < y)) | ((op == 3) & (x >= y))
+
+
+_RULE_OPS = {"<=": 1, "<": 2, ">=": 3}
+
+
+def constraint_rule(constraints: list[tuple[str, str, str]], union: list[str]) -> tuple[int, int, int] | None:
+    """A fused loop's ``_RULE`` for a record's constraints (``(lhs, op, rhs)`` on parameter names) over the union
+    arguments: (0, 0, 0) for none, (op, index of lhs, index of rhs) for one; None (not expressible: the caller
+    does not fuse) for more than one or an unknown operator."""
+    if not constraints:
+        return (0, 0, 0)
+    if len(constraints) > 1:
+        return None
+    lhs, op, rhs = constraints[0]
+    if op not in _RULE_OPS or lhs not in union or rhs not in union:
+        return None
+    return (_RULE_OPS[op], union.index(lhs), union.index(rhs))
+
+
 def _factory(tag: Any) -> Any:  # never called: its inner functions' code objects are the templates
     def _serial_1(a0, out):
         tag  # noqa: B018 -- a closure cell numba hashes into the cache key
@@ -154,8 +187,9 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
     # inputs in the same pass (``FusedKernel.checked``).  The name spells which union arguments each kernel takes
     # (``_fused__01__21``: kernel0(a0, a1), kernel1(a2, a1)); the union is the two kernels' arguments in order of
     # first appearance (``numeric.kernel_pair``).  ``_BOX`` (a global of each copy, so a compile-time constant)
-    # holds each union argument's closed domain bounds and 1.0 unless it must be an integer (``domain_box``);
-    # the loop returns how many points have every argument in its domain.
+    # holds each union argument's closed domain bounds and 1.0 unless it must be an integer (``domain_box``),
+    # ``_RULE`` the record's constraint between two of them (``constraint_rule``); the loop returns how many
+    # points have every argument in its domain and satisfy the constraint.
     def _fused__01__21(a0, a1, a2, out0, out1):  # T1, T17: ε(ε, p), δ(δ, p)
         tag  # noqa: B018
         _widest_vectors()
@@ -165,7 +199,8 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
             v0, v1, v2 = a0[i], a1[i], a2[i]
             out0[i] = kernel0(v0, v1)
             out1[i] = kernel1(v2, v1)
-            valid += _inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+            valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+                      & _holds(_RULE, v0, v1, v2, v2))
         return valid
 
     def _fused__012__312(a0, a1, a2, a3, out0, out1):  # T2, T5: ε(ε, m, n), δ(δ, m, n)
@@ -178,7 +213,7 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
             out0[i] = kernel0(v0, v1, v2)
             out1[i] = kernel1(v3, v1, v2)
             valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
-                      & _inside(v3, lo3, hi3, any3))
+                      & _inside(v3, lo3, hi3, any3) & _holds(_RULE, v0, v1, v2, v3))
         return valid
 
     def _fused__01__021(a0, a1, a2, out0, out1):  # T7, T12: ε(ε, k), δ(ε, δ, k)
@@ -190,7 +225,8 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
             v0, v1, v2 = a0[i], a1[i], a2[i]
             out0[i] = kernel0(v0, v1)
             out1[i] = kernel1(v0, v2, v1)
-            valid += _inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+            valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+                      & _holds(_RULE, v0, v1, v2, v2))
         return valid
 
     def _fused__01__0123(a0, a1, a2, a3, out0, out1):  # T6: ε(ε, p), δ(ε, p, δ_remove, δ_substitute)
@@ -203,7 +239,7 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
             out0[i] = kernel0(v0, v1)
             out1[i] = kernel1(v0, v1, v2, v3)
             valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
-                      & _inside(v3, lo3, hi3, any3))
+                      & _inside(v3, lo3, hi3, any3) & _holds(_RULE, v0, v1, v2, v3))
         return valid
 
     def _fused__012__31(a0, a1, a2, a3, out0, out1):  # T18: ε(ε, p*, ratio), δ(δ, p*)
@@ -216,7 +252,7 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
             out0[i] = kernel0(v0, v1, v2)
             out1[i] = kernel1(v3, v1)
             valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
-                      & _inside(v3, lo3, hi3, any3))
+                      & _inside(v3, lo3, hi3, any3) & _holds(_RULE, v0, v1, v2, v3))
         return valid
 
     return locals()
@@ -378,8 +414,8 @@ class FusedKernel:
     """
 
     def __init__(self, dispatchers: tuple[Any, Any], specs: tuple[str, str], indices: tuple[tuple, tuple],
-                 box: tuple[float, ...], source_hash: str) -> None:
-        self.specs, self.indices, self.box, self.nargs = specs, indices, box, len(box) // 3
+                 box: tuple[float, ...], rule: tuple[int, int, int], source_hash: str) -> None:
+        self.specs, self.indices, self.box, self.rule, self.nargs = specs, indices, box, rule, len(box) // 3
         self._dispatchers, self._hash = dispatchers, source_hash
         self._template = fused_template(*indices)
         if self._template is None:
@@ -393,22 +429,30 @@ class FusedKernel:
     def built(self) -> bool:
         return self._entry is not None
 
+    def function(self, mark: Any = None) -> Any:
+        """The fused loop as a Python function (a copy of its template with this pair's globals: the two kernels,
+        ``_BOX``, ``_RULE``), for ``njit``; ``mark`` replaces ``_widest_vectors`` (benchmarks/bench_vector_width.py
+        compiles it without the attribute)."""
+        template = _TEMPLATES[self._template]
+        (m0, _, f0), (m1, _, f1) = (s.partition(":") for s in self.specs)
+        name = f"fused_{m0.replace('.', '_')}_{f0}__{m1.replace('.', '_')}_{f1}"
+        function = types.FunctionType(template.__code__, {"kernel0": self._dispatchers[0],
+                                                          "kernel1": self._dispatchers[1],
+                                                          "_widest_vectors": mark or _widest_vectors,
+                                                          "_inside": _inside, "_BOX": self.box,
+                                                          "_holds": _holds, "_RULE": self.rule, "math": math,
+                                                          "__builtins__": __builtins__},
+                                      name, None, (_cell((self.specs, self.indices, self.box, self.rule,
+                                                          self._hash)),))
+        function.__qualname__ = name
+        function.__module__ = __name__
+        return function
+
     def compiled(self) -> Any:
         """The fused loop's compiled entry point (every argument a C-contiguous 1-D float64 array, then the two
         outputs), built or loaded from numba's cache on first request."""
         if self._entry is None:
-            template = _TEMPLATES[self._template]
-            (m0, _, f0), (m1, _, f1) = (s.partition(":") for s in self.specs)
-            name = f"fused_{m0.replace('.', '_')}_{f0}__{m1.replace('.', '_')}_{f1}"
-            function = types.FunctionType(template.__code__, {"kernel0": self._dispatchers[0],
-                                                              "kernel1": self._dispatchers[1],
-                                                              "_widest_vectors": _widest_vectors,
-                                                              "_inside": _inside, "_BOX": self.box,
-                                                              "math": math,
-                                                              "__builtins__": __builtins__},
-                                          name, None, (_cell((self.specs, self.indices, self.box, self._hash)),))
-            function.__qualname__ = name
-            function.__module__ = __name__
+            function = self.function()
             dispatcher = njit(error_model="numpy", cache=True, nogil=True)(function)
             signature = (nbtypes.Array(nbtypes.float64, 1, "C"),) * (self.nargs + 2)
             dispatcher.compile(signature)
@@ -422,7 +466,8 @@ class FusedKernel:
 
     def checked(self, *args: Any) -> tuple[list[Any], bool]:
         """``[out0, out1]`` as ``__call__``, and whether at every point each union argument lies in its domain
-        (``self.box``; the same test as ``in_domain`` with ``domain_bounds``), counted in the same pass."""
+        (``self.box``; the same test as ``in_domain`` with ``domain_bounds``) and the record's constraint holds
+        (``self.rule``; the comparison ``bounds._core.validate`` makes), counted in the same pass."""
         if len(args) != self.nargs:
             raise TypeError(f"{self!r} takes {self.nargs} arguments ({len(args)} given)")
         outs, valid = apply(self.compiled(), args, 2)
