@@ -242,19 +242,6 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
                       & _inside(v3, lo3, hi3, any3) & _holds(_RULE, v0, v1, v2, v3))
         return valid
 
-    def _fused__012__31(a0, a1, a2, a3, out0, out1):  # T18: ε(ε, p*, ratio), δ(δ, p*)
-        tag  # noqa: B018
-        _widest_vectors()
-        lo0, hi0, any0, lo1, hi1, any1, lo2, hi2, any2, lo3, hi3, any3 = _BOX
-        valid = 0
-        for i in range(out0.size):
-            v0, v1, v2, v3 = a0[i], a1[i], a2[i], a3[i]
-            out0[i] = kernel0(v0, v1, v2)
-            out1[i] = kernel1(v3, v1)
-            valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
-                      & _inside(v3, lo3, hi3, any3) & _holds(_RULE, v0, v1, v2, v3))
-        return valid
-
     return locals()
 
 
