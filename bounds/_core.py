@@ -506,12 +506,14 @@ def _guarantee_arrays(function: str, theorem_id: str, outputs: tuple[str, str],
     the inputs instead of one per parameter, one for the constraint and one per output, issue 20).  If a point is outside its domain, or anything raised on the way,
     ``validate`` runs again in full and raises exactly what it raises (the first error in parameter order, its
     first offending element): no result is returned for input ``validate`` refuses."""
-    pair = _fused_pair(theorem_id, outputs)
+    kernels = [THEOREMS[theorem_id]["outputs"][o]["kernel"] for o in outputs]
+    may_fuse = all(k.startswith("numeric._generated.") for k in kernels)  # no numba import before validation
     try:
-        arrays, deferred = _validate(function, theorem_id, params, pair is not None)
+        arrays, deferred = _validate(function, theorem_id, params, may_fuse)
     except ValueError:
         validate(function, theorem_id, **params)  # the message validate gives
         raise
+    pair = _fused_pair(theorem_id, outputs) if deferred else None
     if deferred and (pair is None or _parallel(arrays)):  # no fused pass (the prange loops): validate in full
         arrays, deferred = validate(function, theorem_id, **params), []
     if not deferred:
