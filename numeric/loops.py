@@ -18,6 +18,11 @@ function and share its cache entry.  Each argument of a loop is a C-contiguous 1
 broadcast to every point is written into a small buffer reused block by block): one signature per loop.
 Contiguity is what lets LLVM vectorise a loop around a libm-free kernel (``numeric.elementary``).
 
+Fused loops (issue 20): a public (ε, δ) function whose two kernels are generated closed forms runs both in one
+loop (``FusedKernel``, built by ``numeric.kernel_pair``; templates ``_fused__…``): one pass over the union of their
+arguments writing both outputs, which also tests every argument against its domain and the record's constraint
+(constants of the loop) and returns how many points passed, so ``bounds._core`` needs no separate validation pass.
+
 ``parallel=True`` gives the same loop over ``numba.prange`` (numba's threading layer, one chunk per core),
 compiled the first time it is asked for.  Each output element is the same kernel call on the same inputs,
 so the results are bit-identical to the serial loop's (tests/bounds/test_array_route.py).
