@@ -14,7 +14,8 @@ ampbounds' times include validation, broadcasting and both outputs where the pub
 
 ``--kernels`` times instead the one array loop that dominates each case (T1/T2/T5 ε: ``amplify`` /
 ``amplify_quotient`` rounded up; T7 δ: ``group_delta``), and T1's two outputs (the fused loop with its domain
-check where ``numeric.kernel_pair`` exists, else the two own loops), called on contiguous arrays with preallocated outputs,
+check where ``numeric.kernel_pair`` exists, else the two own loops), called on contiguous arrays with preallocated
+outputs,
 against numpy's ufunc chain of the same formula writing into preallocated buffers (``out=``): the arithmetic
 alone, without validation, the other output, allocation or page faults (issue 20: what limits the ratio).
 Run it with ``PYTHONPATH`` pointing at another tree to compare two versions of the kernels.

@@ -503,9 +503,10 @@ def _guarantee_arrays(function: str, theorem_id: str, outputs: tuple[str, str],
                       params: dict[str, Any]) -> list[np.ndarray]:
     """The array route of ``guarantee``.  With a fused loop (``evaluate_pair``), the domain checks of large arrays
     and the record's constraint run in the same pass as the two kernels (``FusedKernel.checked``: one pass over
-    the inputs instead of one per parameter, one for the constraint and one per output, issue 20).  If a point is outside its domain, or anything raised on the way,
-    ``validate`` runs again in full and raises exactly what it raises (the first error in parameter order, its
-    first offending element): no result is returned for input ``validate`` refuses."""
+    the inputs instead of one per parameter, one for the constraint and one per output, issue 20).  If a point is
+    outside its domain, or anything raised on the way, ``validate`` runs again in full and raises exactly what it
+    raises (the first error in parameter order, its first offending element): no result is returned for input
+    ``validate`` refuses."""
     kernels = [THEOREMS[theorem_id]["outputs"][o]["kernel"] for o in outputs]
     may_fuse = all(k.startswith("numeric._generated.") for k in kernels)  # no numba import before validation
     try:

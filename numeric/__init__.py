@@ -286,10 +286,10 @@ def kernel_pair(theorem_id: str, outputs: tuple[str, str] = ("epsilon", "delta")
     loops, and ``fused.checked(...)`` also tells whether every point lies in the parameters' domains and meets
     the record's constraint; ``None`` when the pair is not fused.
 
-    Fused: two generated closed forms (inlined into the loop at numba's IR level, so LLVM sees one loop body)
-    whose argument pattern has a template in ``numeric.loops`` (T1, T2, T5, T6, T7, T12, T17), whose
-    arguments are all parameters of the record and which has at most one constraint.  Hand-written kernels are called, not inlined, and mostly not
-    vectorisable: a shared pass would save little there.  Records whose kernels and domains coincide share
+    Fused: two generated closed forms (inlined into the loop at numba's IR level, so LLVM sees one loop body) whose
+    argument pattern has a template in ``numeric.loops`` (T1, T2, T5, T6, T7, T12, T17), whose arguments are all
+    parameters of the record and which has at most one constraint. Hand-written kernels are called, not inlined, and
+    mostly not vectorisable: a shared pass would save little there. Records whose kernels and domains coincide share
     one loop."""
     from numeric._generated.metadata import THEOREMS
 
