@@ -6,8 +6,10 @@ comparisons against the domain (the domain text is built only when raising) and 
 (``scalar_call``): its own source run as plain Python for the first calls of a process (``numeric.pure``: no
 numba import), then the kernel compiled as a plain ``@njit`` function (``numeric.scalar_kernel``).  Arrays
 are checked in one fused pass per parameter (numpy then only finds the offender) and run through the kernel's
-cached array loop (``numeric.kernel``, ``numeric.loops``).  ``tests/bounds/test_contract.py`` proves the routes
-bit-identical over the accuracy grids.
+cached array loop (``numeric.kernel``, ``numeric.loops``); an (ε, δ) function whose two kernels are closed forms
+runs both in one loop that also checks the domains and the constraint (``_guarantee_arrays``).
+``tests/bounds/test_contract.py`` and ``tests/bounds/test_array_route.py`` prove the routes bit-identical over
+the accuracy grids.
 
 What counts as a real number: ``float``, ``int`` (not ``bool``), numpy real scalars and arrays of real dtype,
 ``numbers.Real`` (``Fraction``, ``Decimal``) when float64 represents them exactly.  A value that float64
