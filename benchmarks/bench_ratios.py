@@ -13,7 +13,9 @@ ampbounds' times include validation, broadcasting and both outputs where the pub
 ``Guarantee``.  Nothing here is asserted in a test.
 
 ``--kernels`` times instead the one array loop that dominates each case (T1/T2/T5 ε: ``amplify`` /
-``amplify_quotient`` rounded up; T7 δ: ``group_delta``), called on contiguous arrays with a preallocated output,
+``amplify_quotient`` rounded up; T7 δ: ``group_delta``), and T1's two outputs (the fused loop with its domain
+check where ``numeric.kernel_pair`` exists, else the two own loops), called on contiguous arrays with preallocated
+outputs,
 against numpy's ufunc chain of the same formula writing into preallocated buffers (``out=``): the arithmetic
 alone, without validation, the other output, allocation or page faults (issue 20: what limits the ratio).
 Run it with ``PYTHONPATH`` pointing at another tree to compare two versions of the kernels.
@@ -106,8 +108,23 @@ def kernel_loops(n: int, rounds: int) -> None:
         np.divide(t1, t2, out=t1)
         np.multiply(delta, t1, out=out)
 
+    def both_t1():  # one fused pass (ε, δ and the domain check) where numeric has it, else the two own loops
+        import numeric
+
+        if hasattr(numeric, "kernel_pair"):
+            run = numeric.kernel_pair("T1")[0].compiled()
+            return lambda: run(eps, rate, delta, out, t2)
+        eps_loop = kernel("numeric._generated.subsampling:t1_epsilon", 2).compiled(False)
+        delta_loop = kernel("numeric._generated.subsampling:t1_delta", 2).compiled(False)
+        return lambda: (eps_loop(eps, rate, out), delta_loop(delta, rate, t2))
+
+    def both_t1_np():
+        amplify_np(rate)()
+        np.multiply(rate, delta, out=t2)
+
     eta2, eta5 = m / nn, rate_to / rate
     table = {
+        "T1 ε and δ (one pass)": (both_t1(), both_t1_np),
         "T1 ε amplify": (loop("numeric._generated.subsampling:t1_epsilon", eps, rate), amplify_np(rate)),
         "T2 ε amplify_quotient": (loop("numeric._generated.subsampling:t2_epsilon", eps, m, nn), amplify_np(eta2)),
         "T5 ε amplify_quotient": (loop("numeric._generated.subsampling:t5_epsilon", eps, rate, rate_to),

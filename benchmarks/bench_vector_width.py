@@ -25,6 +25,8 @@ from numeric import loops, scalar_kernel
 SPECS = [("numeric._generated.subsampling:t1_epsilon", 2), ("numeric._generated.subsampling:t1_delta", 2),
          ("numeric._generated.subsampling:t2_epsilon", 3), ("numeric._generated.subsampling:t5_epsilon", 3),
          ("numeric._generated.group:t7_epsilon", 2), ("numeric._generated.group:t7_delta", 3)]
+# fused loops (both outputs of a public (ε, δ) function in one pass, numeric.kernel_pair): theorem -> outputs
+FUSED = ["T1", "T2", "T5", "T7"]
 
 
 @intrinsic
@@ -65,31 +67,41 @@ def main() -> None:
     print(f"numba CPU {config.CPU_NAME or llvm.get_host_cpu_name()} (host {llvm.get_host_cpu_name()}), "
           f"{'without' if args.without_attribute else 'with'} prefer-vector-width=512")
     print(f"{'kernel':<12}{'loop instr':>11}{'zmm':>6}{'ymm':>6}{'xmm':>6}  lanes")
+    from numeric import kernel_pair
+
+    mark = _nothing if args.without_attribute else loops._widest_vectors
+    jobs = []
     for spec, nargs in SPECS:
-        if args.kernels and spec.split(":")[1] not in args.kernels:
+        function = types.FunctionType(loops._TEMPLATES[f"_serial_{nargs}"].__code__,
+                                      {"kernel": scalar_kernel(spec), "_widest_vectors": mark,
+                                       "__builtins__": __builtins__}, "loop", None, (types.CellType(None),))
+        jobs.append((spec.split(":")[1], function, nargs + 1))
+    for theorem in FUSED:
+        fused, union = kernel_pair(theorem)
+        jobs.append((f"{theorem}_fused", fused.function(mark), len(union) + 2))
+    for name, function, arity in jobs:
+        if args.kernels and name not in args.kernels:
             continue
-        template = loops._TEMPLATES[f"_serial_{nargs}"]
-        mark = _nothing if args.without_attribute else loops._widest_vectors
-        function = types.FunctionType(template.__code__, {"kernel": scalar_kernel(spec), "_widest_vectors": mark,
-                                                          "__builtins__": __builtins__},
-                                      "loop", None, (types.CellType(None),))
         compiled = njit(error_model="numpy")(function)
-        signature = (nbtypes.Array(nbtypes.float64, 1, "C"),) * (nargs + 1)
+        signature = (nbtypes.Array(nbtypes.float64, 1, "C"),) * arity
         compiled.compile(signature)
         asm = compiled.inspect_asm(signature)
         if args.dump:
-            with open(f"{args.dump}{spec.split(':')[1]}.s", "w") as file:
+            with open(f"{args.dump}{name}.s", "w") as file:
                 file.write(asm)
         candidates = loops_of(asm)
         if any(c[1]["zmm"] + c[1]["ymm"] for c in candidates):
             # the vector loop: the most wide-register references net of xmm ones (a block enclosing the scalar
-            # remainder loop names xmm registers mostly)
-            count, registers, text = max(candidates, key=lambda c: (c[1]["zmm"] + c[1]["ymm"] - c[1]["xmm"], c[0]))
+            # remainder loop names xmm registers mostly); innermost: a region enclosing a vector loop (a fused
+            # loop's body may be entered from a block that the vector loop's label follows) is not the loop
+            wide = [c for c in candidates if c[1]["zmm"] + c[1]["ymm"]]
+            inner = [c for c in wide if not any(d is not c and d[2] in c[2] for d in wide)]
+            count, registers, text = max(inner, key=lambda c: (c[1]["zmm"] + c[1]["ymm"] - c[1]["xmm"], c[0]))
         else:  # SSE only: the longest loop; packed (…pd) or scalar (…sd) arithmetic
             count, registers, text = max(candidates, key=lambda c: c[0])
         packed = len(re.findall(r"\b(?:v?(?:add|sub|mul|div)pd)\b", text))
         lanes = 8 if registers["zmm"] else 4 if registers["ymm"] else 2 if packed else 1
-        print(f"{spec.split(':')[1]:<12}{count:>11}{registers['zmm']:>6}{registers['ymm']:>6}{registers['xmm']:>6}"
+        print(f"{name:<12}{count:>11}{registers['zmm']:>6}{registers['ymm']:>6}{registers['xmm']:>6}"
               f"  {lanes}")
 
 

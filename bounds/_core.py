@@ -6,8 +6,10 @@ comparisons against the domain (the domain text is built only when raising) and 
 (``scalar_call``): its own source run as plain Python for the first calls of a process (``numeric.pure``: no
 numba import), then the kernel compiled as a plain ``@njit`` function (``numeric.scalar_kernel``).  Arrays
 are checked in one fused pass per parameter (numpy then only finds the offender) and run through the kernel's
-cached array loop (``numeric.kernel``, ``numeric.loops``).  ``tests/bounds/test_contract.py`` proves the routes
-bit-identical over the accuracy grids.
+cached array loop (``numeric.kernel``, ``numeric.loops``); an (ε, δ) function whose two kernels are closed forms
+runs both in one loop that also checks the domains and the constraint (``_guarantee_arrays``).
+``tests/bounds/test_contract.py`` and ``tests/bounds/test_array_route.py`` prove the routes bit-identical over
+the accuracy grids.
 
 What counts as a real number: ``float``, ``int`` (not ``bool``), numpy real scalars and arrays of real dtype,
 ``numbers.Real`` (``Fraction``, ``Decimal``) when float64 represents them exactly.  A value that float64
@@ -323,9 +325,20 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
     parameter, offending value (first offending element for arrays), domain and theorem; a
     :class:`ParameterTypeError` for a value that is not a real number.
     """
+    return _validate(function, theorem_id, params, False)[0]
+
+
+def _validate(function: str, theorem_id: str, params: dict[str, Any],
+              defer: bool) -> tuple[dict[str, np.ndarray], list[str]]:
+    """``validate``'s work; with ``defer``, the domain check of each array of at least ``_FUSED_MIN_SIZE``
+    points whose shape is the broadcast shape (every element reaches the loop) is left to the caller's fused
+    loop, and those names are returned; if there is any, the constraints are left to that loop too.  Whatever it
+    raises then may not be the first error in ``validate``'s order: the caller re-runs ``validate`` for the
+    message."""
     meta = THEOREMS[theorem_id]
     where = _where_text(meta["name"], theorem_id)
     arrays = {}
+    deferred = []
     for name, value in params.items():
         domain = meta["parameters"][name]["domain"]
         v = _real_scalar(function, name, value, where)
@@ -338,7 +351,10 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
                 array.flags.writeable = False
             else:
                 array = _real_array(function, name, value, where)
-            _check_array(function, name, array, domain, where)
+            if defer and array.size >= _FUSED_MIN_SIZE:
+                deferred.append(name)
+            else:
+                _check_array(function, name, array, domain, where)
             arrays[name] = array
     if len(arrays) > 1 and any(a.ndim for a in arrays.values()):
         try:
@@ -346,7 +362,13 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
         except ValueError:
             raise ValueError(f"{function}: parameter shapes do not broadcast: "
                              + ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items()) + f" {where}") from None
+        shape = broadcast[0].shape
+        for name in [n for n in deferred if arrays[n].shape != shape]:  # some elements never reach the loop
+            deferred.remove(name)
+            _check_array(function, name, arrays[name], meta["parameters"][name]["domain"], where)
         arrays = dict(zip(arrays, broadcast))
+    if deferred:  # the fused loop tests the constraint at every point, with the domains
+        return arrays, deferred
     for lhs, op, rhs in meta["constraints"]:
         if lhs not in arrays or rhs not in arrays:
             continue
@@ -357,7 +379,7 @@ def validate(function: str, theorem_id: str, **params: Any) -> dict[str, np.ndar
             idx, v = _where(arrays[lhs], bad)
             w = float(arrays[rhs][tuple(np.argwhere(bad)[0])])
             raise ValueError(f"{function}: {lhs}{idx} = {_fmt(v)} must be {op} {rhs} = {_fmt(w)} {where}")
-    return arrays
+    return arrays, deferred
 
 
 def evaluate_scalar(theorem_id: str, output: str, floats: dict[str, float]) -> float:
@@ -452,6 +474,62 @@ def evaluate(theorem_id: str, output: str, arrays: dict[str, np.ndarray]) -> np.
     return np.asarray(result, dtype=np.float64)
 
 
+def evaluate_pair(theorem_id: str, outputs: tuple[str, str], arrays: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Two outputs on the same validated arrays: in ONE fused loop (``numeric.kernel_pair``: one pass over the
+    inputs writing both outputs, one compilation) when their kernels are fused and the call is serial, else one
+    loop each (``evaluate``).  Same bits either way (tests/bounds/test_array_route.py)."""
+    pair = _fused_pair(theorem_id, outputs)
+    if pair is None or _parallel(arrays):
+        return [evaluate(theorem_id, o, arrays) for o in outputs]
+    fused, union = pair
+    with np.errstate(all="ignore"):  # as evaluate
+        return [np.asarray(r, dtype=np.float64) for r in fused(*[arrays[a] for a in union])]
+
+
+def _fused_pair(theorem_id: str, outputs: tuple[str, str]) -> Any:
+    """``numeric.kernel_pair``: ``(fused loop, union of the two kernels' arguments)``, or None."""
+    from numeric import kernel_pair
+
+    return kernel_pair(theorem_id, outputs)
+
+
+def _parallel(arrays: dict[str, np.ndarray]) -> bool:
+    """Whether the call is large enough for the ``prange`` loops (one per output: the fused loop is serial)."""
+    from numeric import loops
+
+    return loops.PARALLEL_THRESHOLD is not None and \
+        math.prod(np.broadcast_shapes(*[np.shape(a) for a in arrays.values()])) >= loops.PARALLEL_THRESHOLD
+
+
+def _guarantee_arrays(function: str, theorem_id: str, outputs: tuple[str, str],
+                      params: dict[str, Any]) -> list[np.ndarray]:
+    """The array route of ``guarantee``.  With a fused loop (``evaluate_pair``), the domain checks of large arrays
+    and the record's constraint run in the same pass as the two kernels (``FusedKernel.checked``: one pass over
+    the inputs instead of one per parameter, one for the constraint and one per output, issue 20).  If a point is
+    outside its domain, or anything raised on the way, ``validate`` runs again in full and raises exactly what it
+    raises (the first error in parameter order, its first offending element): no result is returned for input
+    ``validate`` refuses."""
+    kernels = [THEOREMS[theorem_id]["outputs"][o]["kernel"] for o in outputs]
+    may_fuse = all(k.startswith("numeric._generated.") for k in kernels)  # no numba import before validation
+    try:
+        arrays, deferred = _validate(function, theorem_id, params, may_fuse)
+    except ValueError:
+        validate(function, theorem_id, **params)  # the message validate gives
+        raise
+    pair = _fused_pair(theorem_id, outputs) if deferred else None
+    if deferred and (pair is None or _parallel(arrays)):  # no fused pass (the prange loops): validate in full
+        arrays, deferred = validate(function, theorem_id, **params), []
+    if not deferred:
+        return evaluate_pair(theorem_id, outputs, arrays)
+    fused, union = pair
+    with np.errstate(all="ignore"):  # as evaluate
+        results, inside = fused.checked(*[arrays[a] for a in union])
+    if not inside:
+        validate(function, theorem_id, **params)  # raises: a point is outside its domain
+        raise RuntimeError(f"{function}: the fused domain check refused a point validate accepts (a bug)")
+    return [np.asarray(r, dtype=np.float64) for r in results]
+
+
 def value(function: str, theorem_id: str, output: str, **params: Any) -> Any:
     """Validate, evaluate one output, return a float for scalar input (an array otherwise)."""
     floats = validate_scalars(function, theorem_id, params)
@@ -481,6 +559,5 @@ def guarantee(function: str, theorem_id: str, outputs: tuple[str, str] = ("epsil
     if "dask" in sys.modules and _dask.any_dask(params.values()):  # lazy, per block (bounds/_dask.py)
         return _dask.guarantee(function, theorem_id, outputs, params)
     scalar = is_scalar(*params.values())
-    arrays = validate(function, theorem_id, **params)
-    return Guarantee(as_output(evaluate(theorem_id, outputs[0], arrays), scalar),
-                     as_output(evaluate(theorem_id, outputs[1], arrays), scalar))
+    first, second = _guarantee_arrays(function, theorem_id, outputs, params)
+    return Guarantee(as_output(first, scalar), as_output(second, scalar))

@@ -5,7 +5,7 @@ from numpy.typing import ArrayLike
 
 import numpy as np
 
-from ._core import (Guarantee, as_output, evaluate, evaluate_scalar, guarantee, is_scalar, validate,
+from ._core import (Guarantee, as_output, evaluate, evaluate_pair, evaluate_scalar, guarantee, is_scalar, validate,
                     validate_scalars)
 from ._dask import supports_dask
 
@@ -120,14 +120,24 @@ def poisson_subsampling_inverse(epsilon: ArrayLike, delta: ArrayLike, rate: Arra
     base_eps = evaluate("T1", "epsilon_base", arrays)
     base_delta = evaluate("T1", "delta_base", arrays)
     # The base budget is already below the exact inverse; shrink it further until the library's own
-    # (upward-rounded) forward bound also fits the target, so a round trip never reports more than asked.
-    for name, base, target in (("epsilon", base_eps, arrays["epsilon"]), ("delta", base_delta, arrays["delta"])):
-        for step in range(60):
-            forward = evaluate("T1", name, {"epsilon": base, "delta": base, "rate": arrays["rate"]})
-            over = forward > target
-            if not over.any():
-                break
-            base[over] = np.maximum(base[over] * (1.0 - 2.0 ** (step - 52)), 0.0)
+    # (upward-rounded) forward bound also fits the target, so a round trip never reports more than asked.  Both
+    # forward values come from one pass (``evaluate_pair``: T1's fused loop, the one poisson_subsampling runs);
+    # each budget keeps its own schedule (at most 60 shrinking steps, step s by 1 − 2^{s−52}), as on the scalar
+    # route.
+    bases = {"epsilon": base_eps, "delta": base_delta}
+    targets = {"epsilon": arrays["epsilon"], "delta": arrays["delta"]}
+    steps = {"epsilon": 0, "delta": 0}
+    while steps:
+        forward = dict(zip(("epsilon", "delta"),
+                           evaluate_pair("T1", ("epsilon", "delta"), {"epsilon": bases["epsilon"],
+                                                                    "delta": bases["delta"], "rate": arrays["rate"]})))
+        for name in list(steps):
+            over = forward[name] > targets[name]
+            if steps[name] == 60 or not over.any():
+                del steps[name]
+                continue
+            bases[name][over] = np.maximum(bases[name][over] * (1.0 - 2.0 ** (steps[name] - 52)), 0.0)
+            steps[name] += 1
     return Guarantee(as_output(base_eps, scalar), as_output(base_delta, scalar))
 
 

@@ -280,13 +280,83 @@ def kernel(spec: str, nargs: int) -> Any:
     return array_kernel
 
 
+def kernel_pair(theorem_id: str, outputs: tuple[str, str] = ("epsilon", "delta")) -> tuple[Any, list[str]] | None:
+    """Both outputs of a theorem record in one array loop (``numeric.loops.FusedKernel``): ``(fused, union)``
+    where ``fused(*[arrays[name] for name in union])`` returns ``[out0, out1]``, bit for bit the two kernels' own
+    loops, and ``fused.checked(...)`` also tells whether every point lies in the parameters' domains and meets
+    the record's constraint; ``None`` when the pair is not fused.
+
+    Fused: two generated closed forms (inlined into the loop at numba's IR level, so LLVM sees one loop body) whose
+    argument pattern has a template in ``numeric.loops`` (T1, T2, T5, T6, T7, T12, T17), whose arguments are all
+    parameters of the record and which has at most one constraint. Hand-written kernels are called, not inlined, and
+    mostly not vectorisable: a shared pass would save little there. Records whose kernels and domains coincide share
+    one loop."""
+    from numeric._generated.metadata import THEOREMS
+
+    meta = THEOREMS[theorem_id]
+    (spec0, args0), (spec1, args1) = ((meta["outputs"][o]["kernel"], meta["outputs"][o]["args"]) for o in outputs)
+    union = list(dict.fromkeys([*args0, *args1]))
+    indices = (tuple(union.index(a) for a in args0), tuple(union.index(a) for a in args1))
+    specs = (canonical(spec0), canonical(spec1))
+    if not all(s.startswith("numeric._generated.") for s in specs) or \
+            not all(a in meta["parameters"] for a in union):
+        return None
+    from numeric import loops  # numba imported by canonical (generated modules) with its BLAS probe masked
+
+    if loops.fused_template(*indices) is None:
+        return None
+    rule = loops.constraint_rule(meta["constraints"], union)
+    if rule is None:
+        return None
+    box = loops.domain_box([meta["parameters"][a]["domain"] for a in union])
+    key = (specs, indices, box, rule)
+    fused = _PAIRS.get(key)
+    if fused is None:
+        global _SOURCE_HASH
+        if _SOURCE_HASH is None:
+            _SOURCE_HASH = source_hash()
+        fused = _PAIRS[key] = loops.FusedKernel((scalar_kernel(specs[0]), scalar_kernel(specs[1])), specs,
+                                                indices, box, rule, _SOURCE_HASH)
+    return fused, union
+
+
+_PAIRS: dict[tuple, Any] = {}
+
+
+def _fused_member(spec: str) -> Any:
+    """A projection (``FusedKernel.project``) of a fused loop this process has built that computes ``spec``
+    (canonical), or None."""
+    for fused in _PAIRS.values():
+        if fused.built and spec in fused.specs:
+            return fused.project(fused.specs.index(spec))
+    return None
+
+
 def loop_built(spec: str) -> bool:
-    """Whether this process already holds ``spec``'s serial array loop (built by ``kernel(spec, n)`` and called
-    once: compiled, or loaded from numba's cache).  Lets a caller that needs the kernel's compiled values but
-    not a particular route use a loop that exists instead of compiling the scalar dispatcher as well (the
-    certificate's accuracy checks: ``proofs_checks.accuracy.rounded``); both routes give the same bits."""
-    array_kernel = _UFUNCS.get(canonical(spec))
-    return array_kernel is not None and array_kernel._entries.get(False) is not None
+    """Whether this process already holds an array loop computing ``spec``: its own serial loop (built by
+    ``kernel(spec, n)`` and called once: compiled, or loaded from numba's cache), or a fused loop holding it
+    (``kernel_pair``: the public (ε, δ) functions of T1, T2, T5, T6, T7, T12, T17 build one).  Lets a caller
+    that needs the kernel's compiled values but not a particular route use a loop that exists
+    (``built_kernel``) instead of compiling the scalar dispatcher as well (the certificate's accuracy checks:
+    ``proofs_checks.accuracy.compiled``); every route gives the same bits."""
+    spec = canonical(spec)
+    array_kernel = _UFUNCS.get(spec)
+    if array_kernel is not None and array_kernel._entries.get(False) is not None:
+        return True
+    return _fused_member(spec) is not None
+
+
+def built_kernel(spec: str, nargs: int) -> Any:
+    """``spec`` applied elementwise to float64 arrays through a loop this process already holds: its own loop,
+    else a fused loop computing it (the other kernel's output discarded; the same bits), else ``kernel(spec,
+    nargs)`` (built now)."""
+    canonical_spec = canonical(spec)
+    array_kernel = _UFUNCS.get(canonical_spec)
+    if array_kernel is None or array_kernel._entries.get(False) is None:
+        member = _fused_member(canonical_spec)
+        if member is not None:
+            return member
+    return kernel(spec, nargs)
 
 
 _configure_cache()

@@ -18,6 +18,11 @@ function and share its cache entry.  Each argument of a loop is a C-contiguous 1
 broadcast to every point is written into a small buffer reused block by block): one signature per loop.
 Contiguity is what lets LLVM vectorise a loop around a libm-free kernel (``numeric.elementary``).
 
+Fused loops (issue 20): a public (ε, δ) function whose two kernels are generated closed forms runs both in one
+loop (``FusedKernel``, built by ``numeric.kernel_pair``; templates ``_fused__…``): one pass over the union of their
+arguments writing both outputs, which also tests every argument against its domain and the record's constraint
+(constants of the loop) and returns how many points passed, so ``bounds._core`` needs no separate validation pass.
+
 ``parallel=True`` gives the same loop over ``numba.prange`` (numba's threading layer, one chunk per core),
 compiled the first time it is asked for.  Each output element is the same kernel call on the same inputs,
 so the results are bit-identical to the serial loop's (tests/bounds/test_array_route.py).
@@ -39,6 +44,8 @@ from numba import types as nbtypes  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
 kernel: Any = None  # a placeholder: each loop's copy of a template has the real kernel in its own globals
+kernel0: Any = None  # likewise, the two kernels of a fused loop
+kernel1: Any = None
 
 
 # The widest vectors the CPU has (issue 20).  LLVM's X86 tunings for Intel's AVX-512 cores (skylake-avx512,
@@ -65,6 +72,47 @@ def _widest_vectors(typingctx):  # type: ignore[no-untyped-def]
         return context.get_dummy_value()
 
     return nbtypes.none(), codegen
+
+
+@njit(inline="always")
+def _inside(v, lo, hi, any_value):  # pragma: no cover -- compiled
+    """lo ≤ v ≤ hi (False for NaN) and, unless ``any_value`` (1.0), v an integer: ``in_domain``'s test of one
+    element, branch-free.  In a fused loop the bounds are compile-time constants (``_BOX``), so LLVM folds the
+    integer test away for a real domain and compares with immediates."""
+    return (v >= lo) & (v <= hi) & ((any_value != 0.0) | (v == math.floor(v)))
+
+
+@njit(inline="always")
+def _pick(index, v0, v1, v2, v3):  # pragma: no cover -- compiled
+    """v_index; ``index`` is a compile-time constant in a fused loop, so this folds to one of the four."""
+    return v0 if index == 0 else (v1 if index == 1 else (v2 if index == 2 else v3))
+
+
+@njit(inline="always")
+def _holds(rule, v0, v1, v2, v3):  # pragma: no cover -- compiled
+    """Whether the constraint ``rule`` = (op, left, right) holds between union arguments v_left and v_right: op 0
+    none, 1 ≤, 2 <, 3 ≥ (``constraint_rule``; numpy's comparisons, so False at a NaN).  A compile-time
+    constant in a fused loop: one comparison, or none."""
+    op, left, right = rule
+    x, y = _pick(left, v0, v1, v2, v3), _pick(right, v0, v1, v2, v3)
+    return (op == 0) | ((op == 1) & (x <= y)) | ((op == 2) & (x < y)) | ((op == 3) & (x >= y))
+
+
+_RULE_OPS = {"<=": 1, "<": 2, ">=": 3}
+
+
+def constraint_rule(constraints: list[tuple[str, str, str]], union: list[str]) -> tuple[int, int, int] | None:
+    """A fused loop's ``_RULE`` for a record's constraints (``(lhs, op, rhs)`` on parameter names) over the union
+    arguments: (0, 0, 0) for none, (op, index of lhs, index of rhs) for one; None (not expressible: the caller
+    does not fuse) for more than one or an unknown operator."""
+    if not constraints:
+        return (0, 0, 0)
+    if len(constraints) > 1:
+        return None
+    lhs, op, rhs = constraints[0]
+    if op not in _RULE_OPS or lhs not in union or rhs not in union:
+        return None
+    return (_RULE_OPS[op], union.index(lhs), union.index(rhs))
 
 
 def _factory(tag: Any) -> Any:  # never called: its inner functions' code objects are the templates
@@ -140,10 +188,69 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
             _widest_vectors()  # inside: prange outlines the body into its own function
             out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
 
+    # Fused loops (issue 20): both outputs of a theorem in one pass over its inputs, and the domain check of the
+    # inputs in the same pass (``FusedKernel.checked``).  The name spells which union arguments each kernel takes
+    # (``_fused__01__21``: kernel0(a0, a1), kernel1(a2, a1)); the union is the two kernels' arguments in order of
+    # first appearance (``numeric.kernel_pair``).  ``_BOX`` (a global of each copy, so a compile-time constant)
+    # holds each union argument's closed domain bounds and 1.0 unless it must be an integer (``domain_box``),
+    # ``_RULE`` the record's constraint between two of them (``constraint_rule``); the loop returns how many
+    # points have every argument in its domain and satisfy the constraint.
+    def _fused__01__21(a0, a1, a2, out0, out1):  # T1, T17: ε(ε, p), δ(δ, p)
+        tag  # noqa: B018
+        _widest_vectors()
+        lo0, hi0, any0, lo1, hi1, any1, lo2, hi2, any2 = _BOX
+        valid = 0
+        for i in range(out0.size):
+            v0, v1, v2 = a0[i], a1[i], a2[i]
+            out0[i] = kernel0(v0, v1)
+            out1[i] = kernel1(v2, v1)
+            valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+                      & _holds(_RULE, v0, v1, v2, v2))
+        return valid
+
+    def _fused__012__312(a0, a1, a2, a3, out0, out1):  # T2, T5: ε(ε, m, n), δ(δ, m, n)
+        tag  # noqa: B018
+        _widest_vectors()
+        lo0, hi0, any0, lo1, hi1, any1, lo2, hi2, any2, lo3, hi3, any3 = _BOX
+        valid = 0
+        for i in range(out0.size):
+            v0, v1, v2, v3 = a0[i], a1[i], a2[i], a3[i]
+            out0[i] = kernel0(v0, v1, v2)
+            out1[i] = kernel1(v3, v1, v2)
+            valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+                      & _inside(v3, lo3, hi3, any3) & _holds(_RULE, v0, v1, v2, v3))
+        return valid
+
+    def _fused__01__021(a0, a1, a2, out0, out1):  # T7, T12: ε(ε, k), δ(ε, δ, k)
+        tag  # noqa: B018
+        _widest_vectors()
+        lo0, hi0, any0, lo1, hi1, any1, lo2, hi2, any2 = _BOX
+        valid = 0
+        for i in range(out0.size):
+            v0, v1, v2 = a0[i], a1[i], a2[i]
+            out0[i] = kernel0(v0, v1)
+            out1[i] = kernel1(v0, v2, v1)
+            valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+                      & _holds(_RULE, v0, v1, v2, v2))
+        return valid
+
+    def _fused__01__0123(a0, a1, a2, a3, out0, out1):  # T6: ε(ε, p), δ(ε, p, δ_remove, δ_substitute)
+        tag  # noqa: B018
+        _widest_vectors()
+        lo0, hi0, any0, lo1, hi1, any1, lo2, hi2, any2, lo3, hi3, any3 = _BOX
+        valid = 0
+        for i in range(out0.size):
+            v0, v1, v2, v3 = a0[i], a1[i], a2[i], a3[i]
+            out0[i] = kernel0(v0, v1)
+            out1[i] = kernel1(v0, v1, v2, v3)
+            valid += (_inside(v0, lo0, hi0, any0) & _inside(v1, lo1, hi1, any1) & _inside(v2, lo2, hi2, any2)
+                      & _inside(v3, lo3, hi3, any3) & _holds(_RULE, v0, v1, v2, v3))
+        return valid
+
     return locals()
 
 
-_TEMPLATES = {name: f for name, f in _factory(None).items() if name.startswith(("_serial_", "_parallel_"))}
+_TEMPLATES = {name: f for name, f in _factory(None).items() if name.startswith(("_serial_", "_parallel_", "_fused_"))}
 MAX_ARITY = 6
 BLOCK = 1 << 15  # points per block when a broadcast value is written into a buffer (256 KiB)
 
@@ -227,33 +334,152 @@ class ArrayKernel:
     def __call__(self, *args: Any, parallel: bool | None = None) -> Any:
         if len(args) != self.nargs:
             raise TypeError(f"{self.spec} takes {self.nargs} arguments ({len(args)} given)")
-        arrays = [np.asarray(a, dtype=np.float64) for a in args]
-        shape = np.broadcast_shapes(*[a.shape for a in arrays])
-        size = math.prod(shape)
-        flats: list[Any] = []
-        for a in arrays:
-            if a.size == 1 and size != 1:
-                flats.append(float(a.reshape(-1)[0]))  # one value for every point: filled in blocks below
-            elif a.shape == shape:
-                flats.append(np.ascontiguousarray(a).reshape(-1))  # a view unless a is strided
-            else:
-                flats.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
-        out = np.empty(size, dtype=np.float64)
         if parallel is None:
-            parallel = PARALLEL_THRESHOLD is not None and size >= PARALLEL_THRESHOLD
-        run = self.compiled(parallel)
-        if size == 0:
-            pass
-        elif not any(isinstance(f, float) for f in flats):
-            run(*flats, out)
-        else:  # broadcast values as buffers of at most BLOCK points (L2-sized), reused block after block
-            block = size if parallel else min(size, BLOCK)
-            buffers = [np.full(block, f) if isinstance(f, float) else None for f in flats]
-            for start in range(0, size, block):
-                stop = min(start + block, size)
-                run(*[f[start:stop] if b is None else b[:stop - start] for f, b in zip(flats, buffers)],
-                    out[start:stop])
-        return out.reshape(shape) if shape else out[0]
+            parallel = PARALLEL_THRESHOLD is not None and _size(args) >= PARALLEL_THRESHOLD
+        return apply(self.compiled(parallel), args, 1, parallel=parallel)[0][0]
+
+
+def _size(args: tuple) -> int:
+    return math.prod(np.broadcast_shapes(*[np.shape(a) for a in args]))
+
+
+def apply(run: Any, args: tuple | list, nout: int, keep: tuple[int, ...] | None = None,
+          parallel: bool = False) -> tuple[list[Any], int]:
+    """Run the compiled loop ``run(a0, …, out0, …)`` (``nout`` outputs) on broadcast float64 arguments;
+    return the outputs whose index is in ``keep`` (default: all), each of the broadcast shape (a numpy float64
+    scalar when every argument is a scalar), and the sum of the loop's return values over its calls (a fused
+    loop's count of in-domain points; 0 for a loop returning nothing).
+
+    Arguments of the full shape are passed as flat views (copied only if strided), size-1 arguments as buffers of
+    at most ``BLOCK`` points reused block after block (the whole size for ``parallel``); only an argument
+    broadcast along some but not all axes is copied.  An output not kept is written into a ``BLOCK``-point
+    scratch buffer, so the loop then also runs block by block."""
+    arrays = [np.asarray(a, dtype=np.float64) for a in args]
+    shape = np.broadcast_shapes(*[a.shape for a in arrays])
+    size = math.prod(shape)
+    flats: list[Any] = []
+    for a in arrays:
+        if a.size == 1 and size != 1:
+            flats.append(float(a.reshape(-1)[0]))  # one value for every point: filled in blocks below
+        elif a.shape == shape:
+            flats.append(np.ascontiguousarray(a).reshape(-1))  # a view unless a is strided
+        else:
+            flats.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
+    outs = [np.empty(size, dtype=np.float64) if keep is None or j in keep else None for j in range(nout)]
+    total = 0
+    if size == 0:
+        pass
+    elif not any(isinstance(f, float) for f in flats) and all(o is not None for o in outs):
+        total = run(*flats, *outs) or 0
+    else:  # broadcast values and discarded outputs as buffers of at most BLOCK points (L2-sized)
+        block = size if parallel else min(size, BLOCK)
+        buffers = [np.full(block, f) if isinstance(f, float) else None for f in flats]
+        scratch = np.empty(block, dtype=np.float64)
+        for start in range(0, size, block):
+            stop = min(start + block, size)
+            total += run(*[f[start:stop] if b is None else b[:stop - start] for f, b in zip(flats, buffers)],
+                         *[scratch[:stop - start] if o is None else o[start:stop] for o in outs]) or 0
+    return [o.reshape(shape) if shape else o[0] for o in outs if o is not None], total
+
+
+def fused_template(indices0: tuple[int, ...], indices1: tuple[int, ...]) -> str | None:
+    """The name of the fused template whose kernel0 takes union arguments ``indices0`` and kernel1 ``indices1``
+    (``None`` if there is none)."""
+    name = "_fused__" + "".join(map(str, indices0)) + "__" + "".join(map(str, indices1))
+    return name if name in _TEMPLATES else None
+
+
+class FusedKernel:
+    """Two kernels of one theorem applied elementwise in ONE loop over their broadcast arguments (issue 20).
+
+    ``FusedKernel(...)(*union)`` returns ``[out0, out1]``, each bit for bit what the two kernels' own loops
+    (``ArrayKernel``) return: the loop body is the two kernels' calls, inlined, on the same inputs; each output
+    element is its kernel's IEEE-754 operations in the same order under the same error model (numpy's), without
+    fastmath, so sharing a loop (and its vector width) changes no bit (tests/bounds/test_array_route.py compares
+    the fused loop with both own loops and the scalar dispatchers).  What it saves: the second pass over the
+    shared inputs (T1: the δ loop re-read p and δ and wrote a fresh output, ≈ 28 % of the public call on 10⁶
+    points) and one compilation (one loop instead of two).  Serial only: a ``parallel`` call takes the two own
+    loops.
+
+    ``union`` is the two kernels' argument names in order of first appearance; ``indices0``/``indices1`` say
+    which of them each kernel takes, in its order (``fused_template``).
+    """
+
+    def __init__(self, dispatchers: tuple[Any, Any], specs: tuple[str, str], indices: tuple[tuple, tuple],
+                 box: tuple[float, ...], rule: tuple[int, int, int], source_hash: str) -> None:
+        self.specs, self.indices, self.box, self.rule, self.nargs = specs, indices, box, rule, len(box) // 3
+        self._dispatchers, self._hash = dispatchers, source_hash
+        self._template = fused_template(*indices)
+        if self._template is None:
+            raise ValueError(f"numeric.loops: no fused template for argument pattern {indices}")
+        self._entry: Any = None
+
+    def __repr__(self) -> str:
+        return f"FusedKernel({self.specs!r}, {self.indices!r})"
+
+    @property
+    def built(self) -> bool:
+        return self._entry is not None
+
+    def function(self, mark: Any = None) -> Any:
+        """The fused loop as a Python function (a copy of its template with this pair's globals: the two kernels,
+        ``_BOX``, ``_RULE``), for ``njit``; ``mark`` replaces ``_widest_vectors`` (benchmarks/bench_vector_width.py
+        compiles it without the attribute)."""
+        template = _TEMPLATES[self._template]
+        (m0, _, f0), (m1, _, f1) = (s.partition(":") for s in self.specs)
+        name = f"fused_{m0.replace('.', '_')}_{f0}__{m1.replace('.', '_')}_{f1}"
+        function = types.FunctionType(template.__code__, {"kernel0": self._dispatchers[0],
+                                                          "kernel1": self._dispatchers[1],
+                                                          "_widest_vectors": mark or _widest_vectors,
+                                                          "_inside": _inside, "_BOX": self.box,
+                                                          "_holds": _holds, "_RULE": self.rule, "math": math,
+                                                          "__builtins__": __builtins__},
+                                      name, None, (_cell((self.specs, self.indices, self.box, self.rule,
+                                                          self._hash)),))
+        function.__qualname__ = name
+        function.__module__ = __name__
+        return function
+
+    def compiled(self) -> Any:
+        """The fused loop's compiled entry point (every argument a C-contiguous 1-D float64 array, then the two
+        outputs), built or loaded from numba's cache on first request."""
+        if self._entry is None:
+            function = self.function()
+            dispatcher = njit(error_model="numpy", cache=True, nogil=True)(function)
+            signature = (nbtypes.Array(nbtypes.float64, 1, "C"),) * (self.nargs + 2)
+            dispatcher.compile(signature)
+            self._entry = dispatcher.overloads[signature].entry_point
+        return self._entry
+
+    def __call__(self, *args: Any) -> list[Any]:
+        if len(args) != self.nargs:
+            raise TypeError(f"{self!r} takes {self.nargs} arguments ({len(args)} given)")
+        return apply(self.compiled(), args, 2)[0]
+
+    def checked(self, *args: Any) -> tuple[list[Any], bool]:
+        """``[out0, out1]`` as ``__call__``, and whether at every point each union argument lies in its domain
+        (``self.box``; the same test as ``in_domain`` with ``domain_bounds``) and the record's constraint holds
+        (``self.rule``; the comparison ``bounds._core.validate`` makes), counted in the same pass."""
+        if len(args) != self.nargs:
+            raise TypeError(f"{self!r} takes {self.nargs} arguments ({len(args)} given)")
+        outs, valid = apply(self.compiled(), args, 2)
+        return outs, valid == math.prod(np.broadcast_shapes(*[np.shape(a) for a in args]))
+
+    def project(self, which: int) -> Any:
+        """Kernel ``which`` (0 or 1) alone through this fused loop: a callable of that kernel's own arguments
+        returning its output (the union arguments it does not take are 0.0; the other output is discarded).
+        For a caller that wants a loop that already exists rather than compile the kernel's own
+        (``numeric.built_kernel``); bit-identical to the own loop."""
+        indices = self.indices[which]
+
+        def call(*args: Any) -> Any:
+            if len(args) != len(indices):
+                raise TypeError(f"{self.specs[which]} takes {len(indices)} arguments ({len(args)} given)")
+            union: list[Any] = [0.0] * self.nargs
+            for position, a in zip(indices, args):
+                union[position] = a
+            return apply(self.compiled(), union, 2, keep=(which,))[0][0]
+        return call
 
 
 def domain_bounds(lo: float, hi: float, lo_open: bool, hi_open: bool, integer: bool) -> tuple[float, float]:
@@ -272,6 +498,16 @@ def domain_bounds(lo: float, hi: float, lo_open: bool, hi_open: bool, integer: b
         a = a if a != a else max(a, -big)
         b = b if b != b else min(b, big)
     return a, b
+
+
+def domain_box(domains: list[tuple]) -> tuple[float, ...]:
+    """A fused loop's ``_BOX``: for each record domain ``(lo, hi, lo_open, hi_open, integer)``, its closed bounds
+    (``domain_bounds``) and 1.0, or 0.0 for an integer domain (then the loop also tests v = floor(v))."""
+    box: list[float] = []
+    for domain in domains:
+        a, b = domain_bounds(*domain)
+        box += [a, b, 0.0 if domain[4] else 1.0]
+    return tuple(box)
 
 
 @njit(cache=True, nogil=True)  # one specialisation: (read-only C-contiguous float64[:], float, float, bool)

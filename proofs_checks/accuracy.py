@@ -181,12 +181,13 @@ def compiled(kernel_spec: str, points: list[tuple]) -> np.ndarray:
 
 
 def _loop_values(kernel_spec: str, points: list[tuple]) -> np.ndarray:
-    """``kernel_spec`` at ``points`` through its compiled array loop (built on first request)."""
-    from numeric import kernel
+    """``kernel_spec`` at ``points`` through a compiled array loop: one this process holds (its own, or the fused
+    loop of a public (ε, δ) function computing it: ``numeric.built_kernel``), else its own, built now."""
+    from numeric import built_kernel
 
     columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
     with np.errstate(all="ignore"):
-        return kernel(kernel_spec, len(columns))(*columns)
+        return built_kernel(kernel_spec, len(columns))(*columns)
 
 
 def _scalar_values(kernel_spec: str, points: list[tuple]) -> np.ndarray:

@@ -103,3 +103,140 @@ def test_parallel_loop_is_bit_identical_to_the_serial_loop():
     serial, parallel = loop(delta, rate, parallel=False), loop(delta, rate, parallel=True)
     assert parallel.shape == serial.shape == (300, 7)
     assert np.array_equal(serial.view(np.int64), parallel.view(np.int64))
+
+
+FUSED_CASES = ("T1", "T2", "T6", "T7")  # one theorem per fused template (T5 shares T2's, T12 T7's, T17 T1's)
+
+
+@pytest.mark.parametrize("theorem_id", FUSED_CASES)
+def test_fused_loop_is_bit_identical_to_the_scalar_dispatchers(theorem_id):
+    """The fused loop (both outputs of a public (ε, δ) function in one pass, ``numeric.kernel_pair``) gives each
+    kernel's compiled scalar dispatcher's bits on the accuracy grid of the union of their arguments and at every
+    combination of the special values where the kernels branch; so does each output alone through the fused loop
+    (``FusedKernel.project``, what the certificate's accuracy checks read when the fused loop is built)."""
+    import itertools
+
+    import numeric
+    from proofs_checks import accuracy
+
+    outputs = THEOREMS[theorem_id]["outputs"]
+    eps, delta = outputs["epsilon"], outputs["delta"]
+    pair = numeric.kernel_pair(theorem_id)
+    assert pair is not None, f"{theorem_id}: not fused"
+    fused, union = pair
+    if theorem_id == "T6":  # accuracy.grid has no axes for δ_remove, δ_substitute
+        points = list(itertools.product(accuracy.EPSILONS, accuracy.RATES, accuracy.DELTAS[::2],
+                                        accuracy.DELTAS[1::2]))
+    else:
+        points = accuracy.grid(theorem_id, union, np.random.default_rng(20261202))
+    points += list(itertools.product(accuracy.SPECIAL_VALUES[::2] if len(union) > 3 else accuracy.SPECIAL_VALUES,
+                                     repeat=len(union)))
+    columns = [np.array(c, dtype=np.float64) for c in zip(*points)]
+    with np.errstate(all="ignore"):
+        results = fused(*columns)
+    assert fused.built
+    for which, spec in enumerate((eps, delta)):
+        single = numeric.scalar_kernel(spec["kernel"])
+        positions = [union.index(a) for a in spec["args"]]
+        expected = np.array([single(*[p[i] for i in positions]) for p in points])
+        with np.errstate(all="ignore"):
+            projected = numeric.built_kernel(spec["kernel"], len(positions))(*[columns[i] for i in positions])
+        for got in (results[which], projected):
+            same = (got.view(np.int64) == expected.view(np.int64)) | (np.isnan(got) & np.isnan(expected))
+            bad = np.flatnonzero(~same)
+            assert not bad.size, (f"{theorem_id} {spec['kernel']} at {points[bad[0]]}: fused {got[bad[0]]!r} ≠ "
+                                  f"scalar {expected[bad[0]]!r} ({bad.size} points)")
+    assert numeric.loop_built(eps["kernel"]) and numeric.loop_built(delta["kernel"])
+
+
+def test_public_pair_takes_the_fused_loop_and_broadcasts_like_two_loops():
+    """``bounds.poisson_subsampling`` on arrays runs T1's fused loop; on broadcast, strided, 0-d and empty inputs
+    its two outputs have the shapes and bits of the two own loops (``evaluate`` per output)."""
+    import bounds
+    import numeric
+
+    rng = np.random.default_rng(12)
+    eps, rate = 10 ** rng.uniform(-3, 1, (6, 1)), 10 ** rng.uniform(-6, 0, (1, 5))
+    wide = 10 ** rng.uniform(-12, -3, (6, 10))[:, ::2]  # non-contiguous
+    for args in ((eps, 1e-6, rate), (eps, wide, 0.01), (0.5, wide, rate), (eps.T, 1e-9, wide.T),
+                 (np.empty((0, 3)), 1e-6, 0.1), (np.float64(2.0), np.array(1e-7), np.array(0.3)),
+                 (np.array([0.0, math.inf, 5e-324]), np.array([0.0, 1.0, 5e-324]), np.array([1.0, 0.0, 0.5]))):
+        g = bounds.poisson_subsampling(*args)
+        arrays = _core.validate("poisson_subsampling", "T1", epsilon=args[0], delta=args[1], rate=args[2])
+        for got, output in zip(g, ("epsilon", "delta")):
+            expected = _core.evaluate("T1", output, arrays)
+            assert np.shape(got) == np.shape(expected)
+            assert np.array_equal(np.asarray(got).view(np.int64), expected.view(np.int64)), (args, output)
+    fused, _ = numeric.kernel_pair("T1")
+    assert fused.built
+
+
+def _valid_arrays(theorem_id: str, n: int, rng: np.random.Generator) -> dict:
+    values = {"epsilon": 10 ** rng.uniform(-3, 1, n), "delta": 10 ** rng.uniform(-12, -3, n),
+              "rate": 10 ** rng.uniform(-6, 0, n), "rate_from": 10 ** rng.uniform(-3, 0, n),
+              "k": np.floor(10 ** rng.uniform(0, 2, n))}
+    values["rate_to"] = values["rate_from"] * rng.uniform(0, 1, n)
+    values["m"] = np.floor(10 ** rng.uniform(0, 3, n))
+    values["n"] = values["m"] + np.floor(10 ** rng.uniform(0, 4, n))
+    values["epsilon"] = values["epsilon"] / (100 if theorem_id == "T7" else 1)
+    return {name: values[name] for name in THEOREMS[theorem_id]["parameters"]}
+
+
+@pytest.mark.parametrize("theorem_id", ("T1", "T2", "T5", "T7"))
+def test_domain_check_in_the_fused_loop_refuses_and_reports_like_validate(theorem_id):
+    """Large arrays of a fused (ε, δ) function are domain-checked in the kernels' own pass
+    (``_core._guarantee_arrays``).  Reference: ``_core.validate`` (the per-parameter checks) and one loop per
+    output.  At seeded bad values (NaN, ±inf, negative, non-integers, domain ends and their neighbours) put at
+    random positions of one or two parameters, or a scalar parameter, the public route raises the same type and
+    message as ``validate``, and where ``validate`` accepts, returns the two loops' bits."""
+    rng = np.random.default_rng(20261202)
+    n = _core._FUSED_MIN_SIZE + 17
+    names = list(THEOREMS[theorem_id]["parameters"])
+    refused = accepted = 0
+    for trial in range(60):
+        params = _valid_arrays(theorem_id, n, rng)
+        for _ in range(1 + trial % 2):
+            name = names[rng.integers(len(names))]
+            edges = _edges(THEOREMS[theorem_id]["parameters"][name]["domain"])
+            bad = edges[rng.integers(len(edges))]
+            if trial % 7 == 3:
+                params[name] = bad  # a scalar parameter among the arrays
+            else:
+                params[name] = params[name].copy()
+                params[name][rng.integers(n, size=1 + trial % 3)] = bad
+        if trial % 5 == 4:  # a (n, 1) × (1, n) broadcast: the column parameter's elements reach many points
+            params[names[0]] = np.reshape(params[names[0]], (-1, 1))[:40]
+            params[names[-1]] = np.reshape(params[names[-1]], (1, -1)) if np.ndim(params[names[-1]]) else \
+                params[names[-1]]
+        try:
+            arrays = _core.validate("f", theorem_id, **params)
+        except ValueError as error:
+            expected = (type(error), str(error))
+        else:
+            expected = None
+        try:
+            got = _core.guarantee("f", theorem_id, **params)
+        except ValueError as error:
+            assert expected == (type(error), str(error)), (trial, params)
+            refused += 1
+            continue
+        assert expected is None, (trial, expected)
+        accepted += 1
+        for value, output in zip(got, ("epsilon", "delta")):
+            reference = _core.evaluate(theorem_id, output, arrays)
+            assert np.array_equal(np.asarray(value).view(np.int64), reference.view(np.int64)), (trial, output)
+    assert refused >= 10 and accepted >= 3, (refused, accepted)
+
+
+def test_every_fused_template_is_tested_and_the_public_pairs_are_fused():
+    """FUSED_CASES reaches every fused template of numeric.loops, and the public (ε, δ) functions whose kernels
+    are closed forms take a fused loop (kernel_pair builds nothing until called)."""
+    import numeric
+    from numeric import loops
+
+    templates = {name for name in loops._TEMPLATES if name.startswith("_fused_")}
+    assert {numeric.kernel_pair(t)[0]._template for t in FUSED_CASES} == templates
+    for theorem_id in ("T1", "T2", "T5", "T6", "T7", "T12", "T17"):
+        assert numeric.kernel_pair(theorem_id) is not None, theorem_id
+    for theorem_id in ("T3", "T8", "T9", "T14"):  # hand-written kernels: one loop each
+        assert numeric.kernel_pair(theorem_id) is None, theorem_id
