@@ -101,4 +101,4 @@ def test_t15_quick_search_starts_from_the_stored_scans():
 
     far = (1000.0, 0.01, smallest_admissible_epsilon(0.01) * 1.01)
     assert K.scan(*far, 0.0)[3] > adversarial.QUICK_SCAN_N and not math.isnan(K.scan(*far, 0.0)[0])
-    assert adversarial._reference_or_none(target, far) is None
+    assert adversarial._reference_or_none(target, far, scan_limit=adversarial.QUICK_SCAN_N) is None
