@@ -45,6 +45,10 @@ from .framework import Outcome, add_check, full
 DATA = Path(__file__).with_name("data") / "adversarial_cases.json"
 DIGITS = 60
 QUICK_SECONDS = 0.03  # fresh-search CPU slice per kernel in quick mode (41 kernels)
+# T15/T16 fresh points in the quick slice (``search`` given ≤ QUICK_SECONDS): only those whose exact scan ends
+# by n = 1000 (≲ 0.2 s of 50-digit tails; a longer one cost 4 s, 130 times the slice).  Their start points are
+# the accuracy check's points, read from the stored scans (any n); longer searches scan up to n = 20000.
+QUICK_SCAN_N = 1000
 FULL_SECONDS = 15.0  # per kernel in certify --full (≈ 10 min CPU for the 41 kernels)
 SEED = 20261130
 ROUTE = {"T15": "50-digit mpmath long scan of exact binomial tails (proofs_checks.kanon_checks.reference)",
@@ -73,8 +77,9 @@ class Target:
         return (float(accuracy.compiled(self.kernel_path, [tuple(point)])[0]),
                 float(accuracy.unrounded(self.kernel_path, [tuple(point)])[0]))
 
-    def reference(self, point: tuple):
-        """The high-precision reference (mpf) or None where no reference is defined or affordable."""
+    def reference(self, point: tuple, scan_limit: int = 20000):
+        """The high-precision reference (mpf) or None where no reference is defined or affordable (T15/T16: an
+        exact scan ending past n = ``scan_limit``)."""
         if self.theorem_id in ("T15", "T16"):
             from .kanon_checks import reference as kanon_reference
 
@@ -83,8 +88,8 @@ class Target:
             import numeric.kanon as K
 
             scanned = K.scan(k, beta, eps, eps1)
-            if math.isnan(scanned[0]) or scanned[3] > 20000:  # inadmissible, or minutes of mpmath scan
-                return None
+            if math.isnan(scanned[0]) or scanned[3] > scan_limit:
+                return None  # inadmissible, or minutes of mpmath scan (quick slice: more than the slice)
             return kanon_reference(k, beta, eps, eps1)[0]
         if self.theorem_id == "T11" and self.output.endswith("_epsilon"):
             # the T11 inverse reference refines the kernel's own float result as a starting hint (it solves
@@ -99,6 +104,12 @@ class Target:
         if self.at_most_one:
             ref = min(mp.mpf(1), ref)
         return ref
+
+    @property
+    def stored_starts(self) -> bool:
+        """T15/T16's start points are the accuracy check's own (k, β, ε, ε₁) points, whose 50-digit scans are
+        in ``kanon_checks.reference``'s stored table: looked up there, not rescanned (≈ 4 s CPU a scan)."""
+        return self.theorem_id in ("T15", "T16")
 
     def route(self) -> str:
         if self.theorem_id in ROUTE:
@@ -244,12 +255,17 @@ class Search:
                 "points": self.points, "worst": self.worst}
 
 
-def _reference_or_none(target: Target, point: tuple):
+def _reference_or_none(target: Target, point: tuple, stored: bool = False, scan_limit: int = 20000):
+    """The reference at ``point``: computed afresh (search points are new by design), or with ``stored`` the
+    reference tables' value (the same function's value, recorded by ``refstore``; a missing entry is computed
+    and counted as a miss)."""
     from . import refstore
 
     try:
-        with refstore.live():  # search points are new by design: computed, not looked up in the tables
+        if stored:
             return target.reference(point)
+        with refstore.live():  # the scan limit concerns T15/T16's tail scans only
+            return target.reference(point, scan_limit) if target.stored_starts else target.reference(point)
     except (ZeroDivisionError, ValueError, OverflowError):
         return None
 
@@ -257,6 +273,7 @@ def _reference_or_none(target: Target, point: tuple):
 def search(target: Target, seconds: float, seed: int = SEED, search_state: Search | None = None) -> Search:
     """Random starts then local search, for about ``seconds`` of CPU time (at least one point)."""
     state = search_state or Search(target)
+    scan_limit = QUICK_SCAN_N if seconds <= QUICK_SECONDS else 20000
     rng = np.random.default_rng([seed, sum(map(ord, target.name))])
     pool = target.starts(rng)
     order = rng.permutation(len(pool))
@@ -266,13 +283,13 @@ def search(target: Target, seconds: float, seed: int = SEED, search_state: Searc
     # phase 1: random starts (a quarter of the budget), phase 2: local search from the best point
     while i < min(n_starts, len(pool)) and (i == 0 or time.process_time() - start < 0.25 * seconds):
         point = tuple(float(x) for x in pool[order[i]])
-        state.add(point, _reference_or_none(target, point))
+        state.add(point, _reference_or_none(target, point, stored=target.stored_starts))
         i += 1
     scale = 1.0
     while state.best_point is not None and time.process_time() - start < seconds:
         candidate = target.perturb(state.best_point, scale, rng)
         before = state.best_score
-        state.add(candidate, _reference_or_none(target, candidate))
+        state.add(candidate, _reference_or_none(target, candidate, scan_limit=scan_limit))
         if state.best_score <= before:
             scale = scale * 0.7 if scale > 1e-15 else 1.0  # shrink to ulp steps, then restart wide
     return state

@@ -19,15 +19,28 @@ def to_elementary(expr: sp.Basic) -> sp.Basic:
     return expr.doit()
 
 
-_LADDER = (
+# Cheap exact rewritings first, ``sp.simplify`` (≈ 0.1–0.5 s a call) only where they do not reach 0.  Measured on
+# the 78 identities certify decides (issue 20): 20 are 0 as they stand, 33 under ``expand``, 4 after
+# ``logcombine`` + ``expand``, 17 after ``expand_log`` + ``expand`` + ``cancel``, 4 need ``simplify``; the
+# ladder's CPU time fell from 7.6 to 3.5 s.  Every step is a rewriting sympy performs as an equality
+# (``force=True`` steps: the branch conventions of log/power the simplify-based steps already assumed), so the
+# acceptance rule is unchanged — some step must give exactly 0 — and the steps are a superset of the former
+# ladder's (same steps, ``logcombine`` moved before the plain ``simplify``).
+_CHEAP = (
     lambda e: e,
+    sp.expand,
+    lambda e: sp.expand(sp.logcombine(e, force=True)),
+    lambda e: sp.cancel(sp.expand(sp.expand_log(e, force=True))),
+)
+_SIMPLIFY = (
+    lambda e: sp.simplify(sp.logcombine(e, force=True)),
     sp.simplify,
     lambda e: sp.simplify(sp.expand_log(e, force=True)),
-    lambda e: sp.simplify(sp.logcombine(e, force=True)),
     lambda e: sp.simplify(sp.powsimp(sp.expand(e), force=True)),
     lambda e: sp.simplify(sp.exp(e)) - 1 if e.has(sp.log) else e,  # log a − log b = 0 ⇔ a/b = 1
     lambda e: sp.nsimplify(sp.simplify(e.rewrite(sp.exp))),
 )
+_LADDER = _CHEAP + _SIMPLIFY
 
 
 def is_zero(expr: sp.Basic) -> bool:

@@ -141,9 +141,14 @@ KERNEL_FAMILIES = ({"T3", "T4"}, {"T8", "T9", "T10", "T11"}, {"T13", "T14"}, {"T
 
 # Measured CPU seconds of each family's checks in a cold quick certificate (issue 20, AMD EPYC znver4, empty
 # numba cache, load average 2–5 from other work; re-measured after the accuracy checks stopped building array
-# loops of their own; C1 + C2 estimated as their sum less the ≈ 5 s of composition code they share): only the order in which the groups are handed out depends on it (largest first, so the
-# last group to finish is a small one); a theorem not listed counts 2 s.
-COLD_CPU_SECONDS = {"T8": 43.8, "T13": 20.5, "C1": 17.0, "T3": 15.9, "T15": 14.0, "T5": 5.4, "T7": 5.4, "T6": 5.0,
+# loops of their own; C1 + C2 estimated as their sum less the ≈ 5 s of composition code they share; T3 and T15
+# re-measured after the symbolic ladder's cheap steps and T15's stored adversarial starts, 15.9 → 10.4 and
+# 14.0 → 9.6, which leaves the order unchanged): only the order in which the groups are handed out depends on it
+# (largest first, so the last group to finish is a small one); a theorem not listed counts 2 s.  The order
+# decides which process compiles what (helpers compiled once per process are paid by whichever group comes
+# first): one cold run in another order (T8 | C1 first) compiled for 94 s against 80 s in this one — one run
+# each at load 5–6, not separated from noise — so change it only by repeated measurement.
+COLD_CPU_SECONDS = {"T8": 43.8, "T13": 20.5, "C1": 17.0, "T3": 10.4, "T15": 9.6, "T5": 5.4, "T7": 5.4, "T6": 5.0,
                     "T2": 4.1, "T12": 2.9, "T18": 2.4, "T17": 2.3, "T1": 1.4}
 
 

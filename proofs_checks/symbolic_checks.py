@@ -11,11 +11,23 @@ from .algebra import is_identity, to_elementary, value_at
 from .framework import Outcome, add_check
 
 
+def _at(expr: sp.Basic, subs: dict) -> sp.Basic:
+    """``expr`` at ``subs``, elementary.  Substituted first: a finite sum at m = 1 is one term, whereas
+    evaluating it at symbolic m first (Gosper's algorithm, ≈ 1.5 s for T3/T4's δ sum) and substituting after
+    decides the same statement at much higher cost.  Where substituting first is not defined (0/0, ∞ − ∞)
+    the closed form at symbolic values is taken and substituted, as before."""
+    early = to_elementary(sp.sympify(expr).subs(subs))
+    if early.has(sp.nan, sp.zoo):
+        return to_elementary(expr).subs(subs)
+    return early
+
+
 def _reduction_check(theorem, reduction):
     def run() -> Outcome:
         subs = dict(reduction.substitutions)
-        lhs = to_elementary(reduction.lhs).subs(subs)
-        rhs = to_elementary(reduction.rhs).subs(subs)
+        if sp.sympify(reduction.lhs).subs(subs) == sp.sympify(reduction.rhs).subs(subs):
+            return Outcome(True, f"{reduction.description}: proven")  # the same expression: nothing to decide
+        lhs, rhs = _at(reduction.lhs, subs), _at(reduction.rhs, subs)
         ok = is_identity(lhs, rhs)
         return Outcome(ok, f"{reduction.description}: " + ("proven" if ok else f"NOT proven: {lhs} vs {rhs}"))
     return run
