@@ -280,6 +280,92 @@ def kernel(spec: str, nargs: int) -> Any:
     return array_kernel
 
 
+def one_point(array_kernel: Any) -> Callable[..., float]:
+    """``array_kernel``'s serial loop (``numeric.loops``) called at one point: the compiled scalar route of the
+    public API for the generated closed forms (:func:`scalar_route`).
+
+    Each call writes its arguments into one-element float64 arrays (through memoryviews: ≈ 30 ns a value
+    against ≈ 80 for numpy's item assignment), runs the loop's compiled entry point (no type dispatch) and
+    reads the one result as a Python float, hence the array route's bits.  The arrays come from a pool
+    (``list.pop``/``append``, atomic under the GIL): two threads, or a signal handler interrupting a call,
+    never share them, so no call reads another's arguments.  One function per arity (2, 3 and 4 are those of
+    the generated kernels): a loop over ``*args`` cost ≈ 0.4 µs more per call (T1 ε: ≈ 0.37 µs a call in
+    all, the ``@njit`` dispatcher ≈ 0.34 µs; CPU time, benchmarks/README.md).
+    """
+    import numpy as np
+
+    entry, nargs, pool = array_kernel.compiled(False), array_kernel.nargs, []
+
+    def buffers() -> tuple:
+        """One more set: the arrays the loop reads and writes, then a memoryview of each."""
+        arrays = tuple(np.empty(1) for _ in range(nargs + 1))
+        return (arrays, *(memoryview(a) for a in arrays))
+
+    if nargs == 2:
+        def call(a0: float, a1: float) -> float:
+            try:
+                arrays, v0, v1, out = pool.pop()
+            except IndexError:  # the first call, or every pooled set in use (threads)
+                arrays, v0, v1, out = buffers()
+            v0[0], v1[0] = a0, a1
+            entry(*arrays)
+            result = out[0]
+            pool.append((arrays, v0, v1, out))
+            return result
+    elif nargs == 3:
+        def call(a0: float, a1: float, a2: float) -> float:  # type: ignore[misc]
+            try:
+                arrays, v0, v1, v2, out = pool.pop()
+            except IndexError:
+                arrays, v0, v1, v2, out = buffers()
+            v0[0], v1[0], v2[0] = a0, a1, a2
+            entry(*arrays)
+            result = out[0]
+            pool.append((arrays, v0, v1, v2, out))
+            return result
+    else:  # any arity (the generated kernels' only other one is T6 δ's 4)
+        def call(*args: float) -> float:  # type: ignore[misc]
+            if len(args) != nargs:
+                raise TypeError(f"{array_kernel.spec} takes {nargs} arguments ({len(args)} given)")
+            try:
+                arrays, *views = pool.pop()
+            except IndexError:
+                arrays, *views = buffers()
+            for view, value in zip(views, args):
+                view[0] = value
+            entry(*arrays)
+            result = views[-1][0]
+            pool.append((arrays, *views))
+            return result
+    call.__qualname__ = call.__name__ = f"one_point[{array_kernel.spec}]"
+    return call
+
+
+_SCALAR_ROUTES: dict[str, Any] = {}
+
+
+def scalar_route(spec: str, nargs: int) -> Callable[..., Any]:
+    """The compiled scalar route of the public API (``bounds._core.scalar_call`` after its plain-Python calls):
+    one compiled function per kernel in a process.
+
+    A generated closed form (``numeric._generated``) is inlined into its array loop, so compiling its
+    ``@njit`` dispatcher for scalar calls as well would compile it twice in a process using both routes
+    (≈ 2–2.5 s of CPU per kernel with an empty cache, issue 20).  Its scalar route is therefore the loop
+    itself at one point (:func:`one_point`, about as fast as the dispatcher); every other kernel
+    is called inline="never" by its loop, whose compiled code is the dispatcher's, so it keeps the dispatcher
+    (:func:`scalar_kernel`).  Either way the bits are the array route's (tests/bounds/test_contract.py).
+    """
+    spec = canonical(spec)
+    route = _SCALAR_ROUTES.get(spec)
+    if route is None:
+        if spec.startswith("numeric._generated."):
+            route = one_point(kernel(spec, nargs))
+        else:
+            route = scalar_kernel(spec)
+        _SCALAR_ROUTES[spec] = route
+    return route
+
+
 def loop_built(spec: str) -> bool:
     """Whether this process already holds ``spec``'s serial array loop (built by ``kernel(spec, n)`` and called
     once: compiled, or loaded from numba's cache).  Lets a caller that needs the kernel's compiled values but

@@ -86,13 +86,18 @@ out["before_switch"] = "numba" in sys.modules
 out["switched_value"] = list(bounds.poisson_subsampling(1.0, 1e-6, 0.01))
 out["after_switch"] = "numba" in sys.modules
 kernel = "numeric._generated.subsampling:t1_epsilon"
-from numeric import scalar_kernel
-out["compiled_in_place"] = _core._SCALAR_KERNELS[kernel] is scalar_kernel(kernel)
+import numeric
+from numeric import scalar_route
+out["compiled_in_place"] = _core._SCALAR_KERNELS[kernel] is scalar_route(kernel, 2)
+# one compiled function for the scalar and array routes of a generated kernel: its @njit dispatcher (inlined
+# into the loop) was never compiled for scalar calls
+out["dispatcher_compiled"] = bool(numeric._JITTED[kernel].signatures)
+out["loop_built"] = numeric.loop_built(kernel)
 out["pure_modules"] = sorted(m for m in sys.modules if m.startswith("numeric._pure"))
 # T7's δ sum overflows a float power in plain Python (OverflowError) where numba's value is inf
 out["fallback"] = bounds.group_privacy(3.0, 0.001, 1000).delta
-out["still_tiered"] = _core._SCALAR_KERNELS["numeric._generated.group:t7_delta"] is not scalar_kernel(
-    "numeric._generated.group:t7_delta")
+out["still_tiered"] = _core._SCALAR_KERNELS["numeric._generated.group:t7_delta"] is not scalar_route(
+    "numeric._generated.group:t7_delta", 3)
 import types
 import bounds.poisson_substitution  # the submodule first: the public name must still be the function
 out["names"] = all(not isinstance(getattr(bounds, n), types.ModuleType) for n in bounds.__all__)
@@ -114,7 +119,7 @@ def test_tiers_switch_and_fall_back():
 
     out = _run(_TIERS)
     assert not out["import"] and not out["first"] and not out["t11"] and not out["before_switch"]
-    assert out["after_switch"] and out["compiled_in_place"]
+    assert out["after_switch"] and out["compiled_in_place"] and out["loop_built"] and not out["dispatcher_compiled"]
     array = [float(v[0]) for v in bounds.poisson_subsampling([1.0], 1e-6, 0.01)]
     assert out["first_value"] == out["switched_value"] == array
     assert out["t11_value"] == float(bounds.subsampled_gaussian_profile(np.array([1.0]), theta=1.0, rate=0.01)[0])
@@ -179,7 +184,7 @@ def test_long_loops_go_to_the_compiled_kernel():
 
     import bounds
     from bounds import _core
-    from numeric import scalar_kernel
+    from numeric import scalar_route
     from numeric.pure import MAX_TRIPS, TooLong, _ObjMode, _range, pure_function
     from numeric.with_replacement import cutoffs
 
@@ -202,7 +207,7 @@ def test_long_loops_go_to_the_compiled_kernel():
             value = _core.scalar_call(kernel, list(point))
             assert (_core._SCALAR_KERNELS[kernel] is tiered) == served_by_python
             if not served_by_python:
-                assert _core._SCALAR_KERNELS[kernel] is scalar_kernel(kernel)
+                assert _core._SCALAR_KERNELS[kernel] is scalar_route(kernel, 4)
         finally:
             if saved is None:
                 _core._SCALAR_KERNELS.pop(kernel, None)
