@@ -288,9 +288,10 @@ def one_point(array_kernel: Any) -> Callable[..., float]:
     against ≈ 80 for numpy's item assignment), runs the loop's compiled entry point (no type dispatch) and
     reads the one result as a Python float, hence the array route's bits.  The arrays come from a pool
     (``list.pop``/``append``, atomic under the GIL): two threads, or a signal handler interrupting a call,
-    never share them, so no call reads another's arguments.  One function per arity (2, 3 and 4 are those of
-    the generated kernels): a loop over ``*args`` cost ≈ 0.4 µs more per call (T1 ε: ≈ 0.37 µs a call in
-    all, the ``@njit`` dispatcher ≈ 0.34 µs; CPU time, benchmarks/README.md).
+    never share them, so no call reads another's arguments.  One function per arity 2 and 3 (those of the
+    generated kernels but T6 δ's 4, which takes the general form): a loop over ``*args`` cost ≈ 0.4 µs more
+    per call.  T1 ε at one point: 0.40–0.48 µs against 0.19–0.29 µs for the ``@njit`` dispatcher (CPU time,
+    benchmarks/README.md, "one compiled route per kernel").
     """
     import numpy as np
 
@@ -351,7 +352,7 @@ def scalar_route(spec: str, nargs: int) -> Callable[..., Any]:
     A generated closed form (``numeric._generated``) is inlined into its array loop, so compiling its
     ``@njit`` dispatcher for scalar calls as well would compile it twice in a process using both routes
     (≈ 2–2.5 s of CPU per kernel with an empty cache, issue 20).  Its scalar route is therefore the loop
-    itself at one point (:func:`one_point`, about as fast as the dispatcher); every other kernel
+    itself at one point (:func:`one_point`, ≈ 0.2 µs slower a call than the dispatcher); every other kernel
     is called inline="never" by its loop, whose compiled code is the dispatcher's, so it keeps the dispatcher
     (:func:`scalar_kernel`).  Either way the bits are the array route's (tests/bounds/test_contract.py).
     """
