@@ -5,7 +5,8 @@ Two routes, one contract.  Scalar arguments (Python/numpy real scalars) take a f
 comparisons against the domain (the domain text is built only when raising) and a direct call of the kernel
 (``scalar_call``): its own source run as plain Python for the first calls of a process (``numeric.pure``: no
 numba import), then the kernel's compiled scalar route (``numeric.scalar_route``: a generated closed form's
-array loop at one point, so a process using both routes compiles it once; the ``@njit`` kernel otherwise).  Arrays
+array loop at one point if the process has built it, so it is not compiled twice; the ``@njit`` kernel
+otherwise).  Arrays
 are checked in one fused pass per parameter (numpy then only finds the offender) and run through the kernel's
 cached array loop (``numeric.kernel``, ``numeric.loops``).  ``tests/bounds/test_contract.py`` proves the routes
 bit-identical over the accuracy grids.
@@ -378,9 +379,9 @@ def scalar_call(kernel: str, args: list[float]) -> float:
     binomial window at m = 10¹²) raises ``numeric.pure.TooLong`` in plain Python at once: it is evaluated by the
     compiled kernel (compiled first if numba's cache lacks it, ≈ 1–3 s, against seconds to minutes of plain
     Python), which then serves every later call of that kernel.  From call ``PURE_CALLS + 1``
-    on, the kernel's compiled scalar route (``numeric.scalar_route``, loaded from numba's disk cache: for a
-    generated closed form its array loop at one point, ≈ 0.4–0.5 µs, so the kernel is compiled once for both
-    routes; for the others the ``@njit`` kernel, ≈ 0.3 µs) is called directly.  Both tiers give the ufunc route's bits (tests/bounds/test_pure.py,
+    on, the kernel's compiled scalar route (``numeric.scalar_route``, loaded from numba's disk cache: a
+    generated closed form's array loop at one point when this process has built it, ≈ 0.4–0.5 µs, so the
+    kernel is not compiled a second time; else the ``@njit`` kernel, ≈ 0.3 µs) is called directly.  Both tiers give the ufunc route's bits (tests/bounds/test_pure.py,
     tests/bounds/test_contract.py).
     """
     function = _SCALAR_KERNELS.get(kernel)
@@ -402,10 +403,10 @@ PURE_SECONDS = 0.02
 _SCALAR_KERNELS: dict[str, Any] = {}
 
 
-def _compiled(kernel: str, nargs: int) -> Any:
+def _compiled(kernel: str) -> Any:
     from numeric import scalar_route
 
-    return scalar_route(kernel, nargs)
+    return scalar_route(kernel)
 
 
 def _tiered(kernel: str) -> Any:
@@ -414,11 +415,8 @@ def _tiered(kernel: str) -> Any:
     from numeric.pure import TooLong, pure_function
 
     pure = pure_function(kernel)
-    if pure is None:  # compiled from the first call (which tells the arity), in place for the later ones
-        def first(*args: float) -> float:
-            compiled = _SCALAR_KERNELS[kernel] = _compiled(kernel, len(args))
-            return compiled(*args)
-        return first
+    if pure is None:
+        return _compiled(kernel)
     calls = 0
     spent = 0.0
 
@@ -426,21 +424,21 @@ def _tiered(kernel: str) -> Any:
         nonlocal calls, spent
         calls += 1
         if calls > PURE_CALLS or spent > PURE_SECONDS:
-            compiled = _SCALAR_KERNELS[kernel] = _compiled(kernel, len(args))
+            compiled = _SCALAR_KERNELS[kernel] = _compiled(kernel)
             return compiled(*args)
         start = time.perf_counter()
         try:
             with np.errstate(all="ignore"):  # numpy scalars (table entries) in the kernels: no warnings
                 result = pure(*args)
         except TooLong:  # a long loop (numeric.pure, "Work limit"): this process needs the compiled speed
-            compiled = _SCALAR_KERNELS[kernel] = _compiled(kernel, len(args))
+            compiled = _SCALAR_KERNELS[kernel] = _compiled(kernel)
             return compiled(*args)
         except Exception:  # plain Python's ZeroDivisionError/ValueError/OverflowError: numba's IEEE value
             result = None
         spent += time.perf_counter() - start
         if isinstance(result, (float, int)) and not isinstance(result, bool):
             return result
-        return _compiled(kernel, len(args))(*args)
+        return _compiled(kernel)(*args)
     return call
 
 

@@ -345,26 +345,28 @@ def one_point(array_kernel: Any) -> Callable[..., float]:
 _SCALAR_ROUTES: dict[str, Any] = {}
 
 
-def scalar_route(spec: str, nargs: int) -> Callable[..., Any]:
+def scalar_route(spec: str) -> Callable[..., Any]:
     """The compiled scalar route of the public API (``bounds._core.scalar_call`` after its plain-Python calls):
-    one compiled function per kernel in a process.
+    never a second compiled copy of a kernel whose array loop this process holds.
 
     A generated closed form (``numeric._generated``) is inlined into its array loop, so compiling its
-    ``@njit`` dispatcher for scalar calls as well would compile it twice in a process using both routes
-    (≈ 2–2.5 s of CPU per kernel with an empty cache, issue 20).  Its scalar route is therefore the loop
-    itself at one point (:func:`one_point`, ≈ 0.2 µs slower a call than the dispatcher); every other kernel
-    is called inline="never" by its loop, whose compiled code is the dispatcher's, so it keeps the dispatcher
-    (:func:`scalar_kernel`).  Either way the bits are the array route's (tests/bounds/test_contract.py).
+    ``@njit`` dispatcher for scalar calls as well compiled it twice in a process using both routes (≈ 1–2.5 s
+    of CPU per kernel with an empty cache, issue 20).  When the loop is built (:func:`loop_built`: an array
+    call came first), the scalar route is that loop at one point (:func:`one_point`, ≈ 0.2 µs slower a call
+    than the dispatcher).  Otherwise the dispatcher (:func:`scalar_kernel`): the vectorised loop takes longer
+    to compile than the plain kernel (T2 ε ≈ 8 s against ≈ 3 s), so a process making only scalar calls
+    keeps the cheaper one (a later array call then compiles the loop, as before).  Hand-written kernels are
+    called, not inlined, by their loops and always use the dispatcher (one compiled function for both).
+    Every route gives the array route's bits (tests/bounds/test_contract.py).
     """
     spec = canonical(spec)
     route = _SCALAR_ROUTES.get(spec)
-    if route is None:
-        if spec.startswith("numeric._generated."):
-            route = one_point(kernel(spec, nargs))
-        else:
-            route = scalar_kernel(spec)
-        _SCALAR_ROUTES[spec] = route
-    return route
+    if route is not None:
+        return route
+    if spec.startswith("numeric._generated.") and loop_built(spec):
+        route = _SCALAR_ROUTES[spec] = one_point(_UFUNCS[spec])
+        return route
+    return scalar_kernel(spec)
 
 
 def loop_built(spec: str) -> bool:

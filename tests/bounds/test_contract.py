@@ -351,8 +351,8 @@ def _same(a: float, b: float) -> bool:
 def test_scalar_route_is_bit_identical_to_the_ufunc():
     """Four routes, one result: the compiled scalar kernel (plain @njit: the certificate's route where no loop
     is built, ``proofs_checks.accuracy.compiled``), the public API's compiled scalar tier
-    (``numeric.scalar_route``: the array loop at one point for a generated closed form, the @njit kernel
-    otherwise), the array route and the plain-Python tier of the first scalar calls (``numeric.pure``, where
+    (``numeric.scalar_route``: the array loop at one point for a generated closed form whose loop is built,
+    as here, the @njit kernel otherwise), the array route and the plain-Python tier of the first scalar calls (``numeric.pure``, where
     it answers; where it raises the compiled kernel answers) agree bit for bit on the accuracy grids (a spread
     subset of each, for test time; plain Python on every other point).  Every kernel has a plain-Python form
     unless its module is in ``numeric.pure.EXCLUDED``, and the plain form must answer (not fall back) at most
@@ -365,7 +365,7 @@ def test_scalar_route_is_bit_identical_to_the_ufunc():
         with np.errstate(all="ignore"):
             vector = kernel(name, len(args))(*columns)
         single = scalar_kernel(name)
-        public = scalar_route(name, len(args))
+        public = scalar_route(name)  # the loop is built (above): for a generated kernel, the loop at one point
         pure = pure_function(name)
         assert (pure is None) == (name.partition(":")[0] in EXCLUDED), f"{name}: plain-Python form {pure!r}"
         served = 0
