@@ -4,7 +4,9 @@ kernel dispatch, scalar-in → float-out.  Reads only the generated plain-data m
 Two routes, one contract.  Scalar arguments (Python/numpy real scalars) take a fast path: plain Python
 comparisons against the domain (the domain text is built only when raising) and a direct call of the kernel
 (``scalar_call``): its own source run as plain Python for the first calls of a process (``numeric.pure``: no
-numba import), then the kernel compiled as a plain ``@njit`` function (``numeric.scalar_kernel``).  Arrays
+numba import), then the kernel's compiled scalar route (``numeric.scalar_route``: a generated closed form's
+array loop at one point if the process has built it, so it is not compiled twice; the ``@njit`` kernel
+otherwise).  Arrays
 are checked in one fused pass per parameter (numpy then only finds the offender) and run through the kernel's
 cached array loop (``numeric.kernel``, ``numeric.loops``); an (ε, δ) function whose two kernels are closed forms
 runs both in one loop that also checks the domains and the constraint (``_guarantee_arrays``).
@@ -399,8 +401,9 @@ def scalar_call(kernel: str, args: list[float]) -> float:
     binomial window at m = 10¹²) raises ``numeric.pure.TooLong`` in plain Python at once: it is evaluated by the
     compiled kernel (compiled first if numba's cache lacks it, ≈ 1–3 s, against seconds to minutes of plain
     Python), which then serves every later call of that kernel.  From call ``PURE_CALLS + 1``
-    on, the kernel compiled as a plain ``@njit`` function (``numeric.scalar_kernel``: ≈ 0.3 µs, loaded from
-    numba's disk cache) is called directly.  Both tiers give the ufunc route's bits (tests/bounds/test_pure.py,
+    on, the kernel's compiled scalar route (``numeric.scalar_route``, loaded from numba's disk cache: a
+    generated closed form's array loop at one point when this process has built it, ≈ 0.4–0.5 µs, so the
+    kernel is not compiled a second time; else the ``@njit`` kernel, ≈ 0.3 µs) is called directly.  Both tiers give the ufunc route's bits (tests/bounds/test_pure.py,
     tests/bounds/test_contract.py).
     """
     function = _SCALAR_KERNELS.get(kernel)
@@ -423,9 +426,9 @@ _SCALAR_KERNELS: dict[str, Any] = {}
 
 
 def _compiled(kernel: str) -> Any:
-    from numeric import scalar_kernel
+    from numeric import scalar_route
 
-    return scalar_kernel(kernel)
+    return scalar_route(kernel)
 
 
 def _tiered(kernel: str) -> Any:

@@ -332,6 +332,129 @@ def _fused_member(spec: str) -> Any:
     return None
 
 
+def one_point(array_kernel: Any) -> Callable[..., float]:
+    """``array_kernel``'s serial loop (``numeric.loops``) called at one point: the compiled scalar route of the
+    public API for the generated closed forms (:func:`scalar_route`).
+
+    Each call writes its arguments into one-element float64 arrays (through memoryviews: ≈ 30 ns a value
+    against ≈ 80 for numpy's item assignment), runs the loop's compiled entry point (no type dispatch) and
+    reads the one result as a Python float, hence the array route's bits.  The arrays come from a pool
+    (``list.pop``/``append``, atomic under the GIL): two threads, or a signal handler interrupting a call,
+    never share them, so no call reads another's arguments.  One function per arity 2 and 3 (those of the
+    generated kernels but T6 δ's 4, which takes the general form): a loop over ``*args`` cost ≈ 0.4 µs more
+    per call.  T1 ε at one point: 0.40–0.48 µs against 0.19–0.29 µs for the ``@njit`` dispatcher (CPU time,
+    benchmarks/README.md, "one compiled route per kernel").
+    """
+    import numpy as np
+
+    entry, nargs, pool = array_kernel.compiled(False), array_kernel.nargs, []
+
+    def buffers() -> tuple:
+        """One more set: the arrays the loop reads and writes, then a memoryview of each."""
+        arrays = tuple(np.empty(1) for _ in range(nargs + 1))
+        return (arrays, *(memoryview(a) for a in arrays))
+
+    if nargs == 2:
+        def call(a0: float, a1: float) -> float:
+            try:
+                arrays, v0, v1, out = pool.pop()
+            except IndexError:  # the first call, or every pooled set in use (threads)
+                arrays, v0, v1, out = buffers()
+            v0[0], v1[0] = a0, a1
+            entry(*arrays)
+            result = out[0]
+            pool.append((arrays, v0, v1, out))
+            return result
+    elif nargs == 3:
+        def call(a0: float, a1: float, a2: float) -> float:  # type: ignore[misc]
+            try:
+                arrays, v0, v1, v2, out = pool.pop()
+            except IndexError:
+                arrays, v0, v1, v2, out = buffers()
+            v0[0], v1[0], v2[0] = a0, a1, a2
+            entry(*arrays)
+            result = out[0]
+            pool.append((arrays, v0, v1, v2, out))
+            return result
+    else:  # any arity (the generated kernels' only other one is T6 δ's 4)
+        def call(*args: float) -> float:  # type: ignore[misc]
+            if len(args) != nargs:
+                raise TypeError(f"{array_kernel.spec} takes {nargs} arguments ({len(args)} given)")
+            try:
+                arrays, *views = pool.pop()
+            except IndexError:
+                arrays, *views = buffers()
+            for view, value in zip(views, args):
+                view[0] = value
+            entry(*arrays)
+            result = views[-1][0]
+            pool.append((arrays, *views))
+            return result
+    call.__qualname__ = call.__name__ = f"one_point[{array_kernel.spec}]"
+    return call
+
+
+_SCALAR_ROUTES: dict[str, Any] = {}
+
+
+def scalar_route(spec: str) -> Callable[..., Any]:
+    """The compiled scalar route of the public API (``bounds._core.scalar_call`` after its plain-Python calls):
+    never a second compiled copy of a kernel whose array loop this process holds.
+
+    A generated closed form (``numeric._generated``) is inlined into its array loop, so compiling its
+    ``@njit`` dispatcher for scalar calls as well compiled it twice in a process using both routes (≈ 1–2.5 s
+    of CPU per kernel with an empty cache, issue 20).  When the loop is built (:func:`loop_built`: an array
+    call came first), the scalar route is that loop at one point (:func:`one_point`, ≈ 0.2 µs slower a call
+    than the dispatcher).  Otherwise the dispatcher (:func:`scalar_kernel`): the vectorised loop takes longer
+    to compile than the plain kernel (T2 ε ≈ 8 s against ≈ 3 s), so a process making only scalar calls
+    keeps the cheaper one (a later array call then compiles the loop, as before).  Hand-written kernels are
+    called, not inlined, by their loops and always use the dispatcher (one compiled function for both).
+    Every route gives the array route's bits (tests/bounds/test_contract.py).
+    """
+    spec = canonical(spec)
+    route = _SCALAR_ROUTES.get(spec)
+    if route is not None:
+        return route
+    if spec.startswith("numeric._generated.") and loop_built(spec):
+        array_kernel = _UFUNCS.get(spec)
+        if array_kernel is not None and array_kernel._entries.get(False) is not None:
+            route = one_point(array_kernel)
+        else:  # only a fused loop holds it (a public (ε, δ) array call built one)
+            fused = next(f for f in _PAIRS.values() if f.built and spec in f.specs)
+            route = fused_one_point(fused, fused.specs.index(spec))
+        _SCALAR_ROUTES[spec] = route
+        return route
+    return scalar_kernel(spec)
+
+
+def fused_one_point(fused: Any, which: int) -> Callable[..., float]:
+    """Kernel ``which`` of a built fused loop (``numeric.loops.FusedKernel``) at one point: :func:`one_point` for
+    a kernel whose only loop in this process is fused with its theorem's other output (the public (ε, δ) array
+    calls build only the fused loop).  The union arguments the kernel does not take stay 0.0 in its buffers
+    (never written), the other output is discarded; the same bits as the kernel's own loop (the fused loop is
+    the two kernels' operations, inlined, in the same order), from a pool of buffers as in :func:`one_point`."""
+    import numpy as np
+
+    entry, nargs, positions, pool = fused.compiled(), fused.nargs, fused.indices[which], []
+
+    def call(*args: float) -> float:
+        if len(args) != len(positions):
+            raise TypeError(f"{fused.specs[which]} takes {len(positions)} arguments ({len(args)} given)")
+        try:
+            arrays, views = pool.pop()
+        except IndexError:  # the first call, or every pooled set in use (threads)
+            arrays = tuple(np.zeros(1) for _ in range(nargs + 2))
+            views = tuple(memoryview(a) for a in arrays)
+        for position, value in zip(positions, args):
+            views[position][0] = value
+        entry(*arrays)
+        result = views[nargs + which][0]
+        pool.append((arrays, views))
+        return result
+    call.__qualname__ = call.__name__ = f"fused_one_point[{fused.specs[which]}]"
+    return call
+
+
 def loop_built(spec: str) -> bool:
     """Whether this process already holds an array loop computing ``spec``: its own serial loop (built by
     ``kernel(spec, n)`` and called once: compiled, or loaded from numba's cache), or a fused loop holding it

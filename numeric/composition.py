@@ -228,6 +228,9 @@ def _exp_up(x: float) -> float:
     return math.exp(x) * (1.0 + ERFC_ULPS * U)
 
 
+# log_tail's side as numpy booleans: numba types a literal True/False argument as Literal[bool] and compiled
+# log_tail (and what it inlines) once per value; np.bool_ is typed as a plain boolean, as Python callers pass
+UPWARD, DOWNWARD = np.bool_(True), np.bool_(False)
 MILLS_DEPTH = 40  # continued-fraction depth for the Gaussian Mills ratio (t ≥ LOG_TAIL_FROM: error ≪ U)
 LOG_TAIL_FROM = 20.0
 
@@ -253,7 +256,9 @@ def log_tail(mech: int, t: float, upward: bool) -> float:
     magnitudes.  (issue 19: the lower side's Q-masses underflowed above losses ≈ 745.)"""
     if mech == GAUSSIAN:
         if t >= LOG_TAIL_FROM:
-            r = _mills(t, MILLS_DEPTH + 1) if upward else _mills(t, MILLS_DEPTH)
+            # one call, its depth an int64 either way: numba typed a bare MILLS_DEPTH as Literal[int](40) and
+            # compiled _mills once for it and once for the int64 MILLS_DEPTH + 1
+            r = _mills(t, MILLS_DEPTH + 1 if upward else MILLS_DEPTH)
             r = r * (1.0 + 3.0 * MILLS_DEPTH * U) if upward else r * (1.0 - 3.0 * MILLS_DEPTH * U)
             lr = math.log(r)
             hs = 0.5 * t * t
@@ -278,10 +283,10 @@ def log_q_cell_up(mech: int, b_w: float, x0: float, x1: float) -> float:
     term is decreasing in the ratio); exp and log1p c ulps, the differences U, charged outward."""
     if b_w > 0.0 or not (x0 >= 0.0) or not (x1 > x0):
         return np.inf
-    l0 = log_tail(mech, x0, True)
+    l0 = log_tail(mech, x0, UPWARD)
     if x1 == np.inf:
         return l0
-    l1 = log_tail(mech, x1, False)
+    l1 = log_tail(mech, x1, DOWNWARD)
     dlt = l1 - l0
     dlt -= U * abs(dlt)
     r = math.exp(dlt) * (1.0 - (ERFC_ULPS + 2.0) * U)

@@ -43,6 +43,7 @@ from numba import njit
 from .composition import ERFC_ULPS, U, _certified, pair_masses, profile_up
 
 GAUSSIAN = np.int64(0)  # numeric.subsampled_profiles.GAUSSIAN (pair_masses' kernel selector; int64: one specialisation)
+REMOVE = np.int64(0)  # numeric.subsampled_profiles.REMOVE (a literal 0 compiled profile_up once more)
 TAIL_Z = 9.0  # Φ̄(9) < 1.2e-19: P-mass beyond the outermost cells is dropped (lower side only)
 
 
@@ -181,6 +182,11 @@ def _walk(a: float, s_p: float, b: float, s_q: float, h: float, k_lo: int, k_hi:
     return fallbacks
 
 
+# the sampling points of _extrema as a numpy int64: a literal 4096 was typed Literal[int](4096) and compiled it once
+# more than the int64 of bounds.samplers.fixed_size's call from Python
+EXTREMA_POINTS = np.int64(4096)
+
+
 @njit(cache=True)
 def _extrema(a: float, s_p: float, b: float, s_q: float, x_lo: float, x_hi: float, n: int):
     """Points where dℓ/dx changes sign on [x_lo, x_hi] (scan of n cells, then bisection): guidance only."""
@@ -217,7 +223,7 @@ def lower_mixture(a: float, s_p: float, b: float, s_q: float, h: float, k_lo: in
     """
     x_lo = min(0.0, min(s_p, s_q)) - TAIL_Z
     x_hi = max(0.0, max(s_p, s_q)) + TAIL_Z
-    ext = _extrema(a, s_p, b, s_q, x_lo, x_hi, 4096)
+    ext = _extrema(a, s_p, b, s_q, x_lo, x_hi, EXTREMA_POINTS)
     cuts = np.empty(ext.shape[0] + 2)
     cuts[0] = x_lo
     for i in range(ext.shape[0]):
@@ -359,4 +365,4 @@ def zero_out_values(theta_far: float, theta_near: float, gamma_up: float, gamma_
 @njit(cache=True)
 def profile_gauss_up(eps: float, theta: float) -> float:
     """δ_θ(ε) of the Gaussian (SPEC T9) rounded up (the T11 kernel at rate 1)."""
-    return profile_up(GAUSSIAN, 0, eps, theta, 1.0)
+    return profile_up(GAUSSIAN, REMOVE, eps, theta, 1.0)

@@ -125,10 +125,14 @@ def _two_sum(a: float, b: float):
     return s, (a - (s - bb)) + (b - bb)
 
 
+# _gaussian_nonneg's side as numpy booleans: literal False/True were typed Literal[bool] and compiled it twice
+DELTA_SIDE, COMPLEMENT_SIDE = np.bool_(False), np.bool_(True)
+
+
 @njit(cache=True)
 def gaussian_delta_nonneg(epsilon: float, theta: float) -> float:
     """δ_θ(ε) for 0 ≤ ε < inf, θ > 0 (module docstring), unrounded."""
-    return _gaussian_nonneg(epsilon, theta, False)
+    return _gaussian_nonneg(epsilon, theta, DELTA_SIDE)
 
 
 @njit(cache=True)
@@ -140,7 +144,7 @@ def gaussian_complement_nonneg(epsilon: float, theta: float) -> float:
     the sum and products.  Elsewhere δ ≤ 2Φ(1) − 1 < 0.683 (ε ≥ 0, θ < 2, or a ≥ 0 where δ ≤ ½), so 1 − δ̂
     has condition number < 2.2.
     """
-    return _gaussian_nonneg(epsilon, theta, True)
+    return _gaussian_nonneg(epsilon, theta, COMPLEMENT_SIDE)
 
 
 @njit(cache=True)

@@ -246,7 +246,9 @@ def dd_exp_parts(x: float):
     """(k, m) with e^x = 2^k(1 + m) for a float −745 ≤ x ≤ 709.8, m a double-double, |ln(1 + m)| ≤ 0.35."""
     k = math.floor(x / LN2 + 0.5)
     rh = x - k * LN2_HI  # exact (Sterbenz; k·LN2_HI exact)
-    p, e = two_product(k, LN2_LO)
+    # k as a float (exact: |k| ≤ 1075): numba's math.floor gives an int64, which compiled two_product a second
+    # time for (int64, float64); k·LN2_LO converts k to float64 either way, so the bits are the same
+    p, e = two_product(float(k), LN2_LO)
     rh, rl = dd_add(rh, 0.0, -p, -e - k * LN2_LO2)
     mh, ml = _expm1_small(rh, rl)
     return k, mh, ml

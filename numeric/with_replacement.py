@@ -19,7 +19,10 @@ from .binomial import U, bd0_with_error, log_pmf_with_error, stirlerr
 from .special import up
 from .subsampled_profiles import base_up
 
-BARE = -1  # mechanism code of a bare (ε, δ); 0 and 1 are Gaussian and Laplace (numeric.subsampled_profiles)
+# mechanism code of a bare (ε, δ); 0 and 1 are Gaussian and Laplace (numeric.subsampled_profiles).  A numpy int64,
+# not a Python int: numba types a Python int constant passed to a compiled function as Literal[int](-1) and compiled
+# binomial_sum/block_sum once for it and once more for the int64 codes of the white-box callers
+BARE = np.int64(-1)
 
 # The result is rounded up by a *running* error bound computed with the sum (below), not by a fixed number
 # of ulps.  BUDGET_ULPS is the most unrounded error the accuracy check tolerates (measured peak: 33 ulps).
@@ -156,7 +159,7 @@ def cutoffs(m: float, p: float):
         if psi_lower(b, m, p) >= TAIL_EXPONENT:
             a = b
         while b - a > 1.0:
-            c = math.floor(0.5 * (a + b))
+            c = float(math.floor(0.5 * (a + b)))  # a float, as a and b: numba's floor is an int64 (exact either way)
             if c <= a or c >= b:  # above 2⁵³ the midpoint may round onto an end
                 break
             if psi_lower(c, m, p) >= TAIL_EXPONENT:
@@ -172,7 +175,7 @@ def cutoffs(m: float, p: float):
         if psi_lower(a, m, p) >= TAIL_EXPONENT:
             b = a
         while b - a > 1.0:
-            c = math.floor(0.5 * (a + b))
+            c = float(math.floor(0.5 * (a + b)))  # a float, as a and b: numba's floor is an int64 (exact either way)
             if c <= a or c >= b:
                 break
             if psi_lower(c, m, p) >= TAIL_EXPONENT:

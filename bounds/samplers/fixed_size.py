@@ -162,7 +162,7 @@ def _zero_out_lower(C, theta: float, gamma: float, direction: int, h: float):
     x_lo = -MP.TAIL_Z
     x_hi = 2.0 * theta + MP.TAIL_Z
     # the loss at the ends and at its extrema (guidance: cells outside k_lo..k_hi are dropped or clamped)
-    pts = [x_lo, x_hi] + list(MP._extrema(a, sp, b, sq, x_lo, x_hi, 4096))
+    pts = [x_lo, x_hi] + list(MP._extrema(a, sp, b, sq, x_lo, x_hi, MP.EXTREMA_POINTS))
     ends = [MP.loss(a, sp, b, sq, x) for x in pts]
     k_lo = math.floor(min(min(ends), math.log1p(-gamma) if gamma < 1.0 else -abs(ends[0])) / h) - 2
     k_hi = math.ceil(max(max(ends), 0.0) / h) + 2

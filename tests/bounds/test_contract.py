@@ -349,13 +349,15 @@ def _same(a: float, b: float) -> bool:
 
 
 def test_scalar_route_is_bit_identical_to_the_ufunc():
-    """Three routes, one result: the compiled scalar kernel (plain @njit), the array route (vectorize ufunc)
-    and the plain-Python tier of the first scalar calls (``numeric.pure``, where it answers; where it raises
-    the compiled kernel answers) agree bit for bit on the accuracy grids (a spread subset of each, for test
-    time; plain Python on every other point).  Every kernel has a plain-Python form unless its module is in
-    ``numeric.pure.EXCLUDED``, and the plain form must answer (not fall back) at most of its points, so this
-    is not passed vacuously."""
-    from numeric import kernel, scalar_kernel
+    """Four routes, one result: the compiled scalar kernel (plain @njit: the certificate's route where no loop
+    is built, ``proofs_checks.accuracy.compiled``), the public API's compiled scalar tier
+    (``numeric.scalar_route``: the array loop at one point for a generated closed form whose loop is built,
+    as here, the @njit kernel otherwise), the array route and the plain-Python tier of the first scalar calls (``numeric.pure``, where
+    it answers; where it raises the compiled kernel answers) agree bit for bit on the accuracy grids (a spread
+    subset of each, for test time; plain Python on every other point).  Every kernel has a plain-Python form
+    unless its module is in ``numeric.pure.EXCLUDED``, and the plain form must answer (not fall back) at most
+    of its points, so this is not passed vacuously."""
+    from numeric import kernel, scalar_kernel, scalar_route
     from numeric.pure import EXCLUDED, pure_function
 
     for tid, output, name, args, points in _grid_kernels():
@@ -363,12 +365,15 @@ def test_scalar_route_is_bit_identical_to_the_ufunc():
         with np.errstate(all="ignore"):
             vector = kernel(name, len(args))(*columns)
         single = scalar_kernel(name)
+        public = scalar_route(name)  # the loop is built (above): for a generated kernel, the loop at one point
         pure = pure_function(name)
         assert (pure is None) == (name.partition(":")[0] in EXCLUDED), f"{name}: plain-Python form {pure!r}"
         served = 0
         for i, point in enumerate(points):
             s = single(*point)
             assert _same(s, vector[i]), f"{tid} {output} at {point}: scalar {s!r} ≠ ufunc {vector[i]!r}"
+            r = public(*point)
+            assert type(r) is float and _same(r, s), f"{tid} {output} at {point}: public {r!r} ≠ scalar {s!r}"
             if pure is None or i % 2:  # plain Python on every other point (the search kernels take ms each)
                 continue
             try:

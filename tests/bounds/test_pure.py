@@ -86,12 +86,23 @@ out["before_switch"] = "numba" in sys.modules
 out["switched_value"] = list(bounds.poisson_subsampling(1.0, 1e-6, 0.01))
 out["after_switch"] = "numba" in sys.modules
 kernel = "numeric._generated.subsampling:t1_epsilon"
-from numeric import scalar_kernel
-out["compiled_in_place"] = _core._SCALAR_KERNELS[kernel] is scalar_kernel(kernel)
+import numeric
+from numeric import scalar_route
+out["compiled_in_place"] = _core._SCALAR_KERNELS[kernel] is scalar_route(kernel)
+# scalar calls only so far: the @njit dispatcher (cheaper to compile than the vectorised loop), no loop
+out["scalar_only"] = [bool(numeric._JITTED[kernel].signatures), numeric.loop_built(kernel)]
+# a kernel whose loop an array call built first: its compiled scalar route is that loop at one point, and its
+# @njit dispatcher (inlined into the loop) is never compiled for scalar calls
+import numpy as np
+t7 = "numeric._generated.group:t7_epsilon"
+loop_value = float(numeric.kernel(t7, 2)(np.array([0.7]), np.array([3.0]))[0])
+values = [_core.scalar_call(t7, [0.7, 3.0]) for _ in range(_core.PURE_CALLS + 2)]
+out["after_loop"] = [_core._SCALAR_KERNELS[t7] is scalar_route(t7), bool(numeric._JITTED[t7].signatures),
+                     values == [loop_value] * len(values)]
 out["pure_modules"] = sorted(m for m in sys.modules if m.startswith("numeric._pure"))
 # T7's δ sum overflows a float power in plain Python (OverflowError) where numba's value is inf
 out["fallback"] = bounds.group_privacy(3.0, 0.001, 1000).delta
-out["still_tiered"] = _core._SCALAR_KERNELS["numeric._generated.group:t7_delta"] is not scalar_kernel(
+out["still_tiered"] = _core._SCALAR_KERNELS["numeric._generated.group:t7_delta"] is not scalar_route(
     "numeric._generated.group:t7_delta")
 import types
 import bounds.poisson_substitution  # the submodule first: the public name must still be the function
@@ -115,6 +126,7 @@ def test_tiers_switch_and_fall_back():
     out = _run(_TIERS)
     assert not out["import"] and not out["first"] and not out["t11"] and not out["before_switch"]
     assert out["after_switch"] and out["compiled_in_place"]
+    assert out["scalar_only"] == [True, False] and out["after_loop"] == [True, False, True]
     array = [float(v[0]) for v in bounds.poisson_subsampling([1.0], 1e-6, 0.01)]
     assert out["first_value"] == out["switched_value"] == array
     assert out["t11_value"] == float(bounds.subsampled_gaussian_profile(np.array([1.0]), theta=1.0, rate=0.01)[0])
@@ -179,7 +191,7 @@ def test_long_loops_go_to_the_compiled_kernel():
 
     import bounds
     from bounds import _core
-    from numeric import scalar_kernel
+    from numeric import scalar_route
     from numeric.pure import MAX_TRIPS, TooLong, _ObjMode, _range, pure_function
     from numeric.with_replacement import cutoffs
 
@@ -202,7 +214,7 @@ def test_long_loops_go_to_the_compiled_kernel():
             value = _core.scalar_call(kernel, list(point))
             assert (_core._SCALAR_KERNELS[kernel] is tiered) == served_by_python
             if not served_by_python:
-                assert _core._SCALAR_KERNELS[kernel] is scalar_kernel(kernel)
+                assert _core._SCALAR_KERNELS[kernel] is scalar_route(kernel)
         finally:
             if saved is None:
                 _core._SCALAR_KERNELS.pop(kernel, None)

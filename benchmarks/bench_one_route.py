@@ -1,0 +1,63 @@
+"""Compilation saved by one compiled route per kernel (issue 20, item 1): CPU time (user + sys, ``os.wait4``) of
+fresh processes with an EMPTY numba cache each that use both routes of four generated kernels — an array call
+of ``poisson_subsampling`` (T1 ε, δ) and ``group_privacy`` (T7 ε, δ), then 60 scalar calls of each (past
+``bounds._core.PURE_CALLS``: the compiled scalar tier).  Before, the scalar tier compiled each kernel's
+``@njit`` dispatcher besides the array loop that inlines it; now it runs the loop at one point
+(``numeric.scalar_route``).  ``--tree`` runs the same child on other source trees (an export of an older
+commit: ``git archive <commit> | tar -x -C /tmp/old``), interleaved round by round.  Nothing is asserted.
+
+    PYTHONPATH=. python benchmarks/bench_one_route.py [--rounds 3] [--tree /tmp/old]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+CHILD = r"""
+import numpy as np
+import bounds
+bounds.poisson_subsampling(np.array([0.5, 1.0]), 1e-6, 0.01)
+bounds.group_privacy(np.array([0.5, 1.0]), 1e-6, 3)
+for _ in range(60):
+    g, h = bounds.poisson_subsampling(1.0, 1e-6, 0.01), bounds.group_privacy(1.0, 1e-6, 3)
+print(g, h)
+"""
+
+
+def cold_cpu(tree: str) -> tuple[float, str]:
+    """CPU seconds of one child on ``tree`` with a fresh, empty numba cache, and its output."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, PYTHONPATH=tree, NUMBA_CACHE_DIR=cache)
+        process = subprocess.Popen([sys.executable, "-c", CHILD], cwd=tree, env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(process.pid, 0)
+        out = process.stdout.read()
+        if os.waitstatus_to_exitcode(status):
+            raise RuntimeError(process.stderr.read()[-500:])
+    return usage.ru_utime + usage.ru_stime, out.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tree", action="append", default=[])
+    args = parser.parse_args()
+    trees = [os.getcwd()] + args.tree
+    times: dict[str, list[float]] = {t: [] for t in trees}
+    outputs = set()
+    for _ in range(args.rounds):
+        for tree in trees:
+            seconds, out = cold_cpu(tree)
+            times[tree].append(seconds)
+            outputs.add(out)
+    for tree, values in times.items():
+        print(f"{tree}: median {statistics.median(values):.2f} s CPU ({', '.join(f'{v:.2f}' for v in values)})")
+    print("same values on every tree:", len(outputs) == 1)
+
+
+if __name__ == "__main__":
+    main()
