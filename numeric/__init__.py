@@ -323,13 +323,15 @@ def kernel_pair(theorem_id: str, outputs: tuple[str, str] = ("epsilon", "delta")
 _PAIRS: dict[tuple, Any] = {}
 
 
-def _fused_member(spec: str) -> Any:
-    """A projection (``FusedKernel.project``) of a fused loop this process has built that computes ``spec``
-    (canonical), or None."""
-    for fused in _PAIRS.values():
-        if fused.built and spec in fused.specs:
-            return fused.project(fused.specs.index(spec))
-    return None
+def _own_loop(spec: str) -> Any:
+    """``spec``'s own ``ArrayKernel`` (canonical spec) if this process has built its serial loop, else None."""
+    array_kernel = _UFUNCS.get(spec)
+    return array_kernel if array_kernel is not None and array_kernel._entries.get(False) is not None else None
+
+
+def _fused_holding(spec: str) -> Any:
+    """A fused loop (``FusedKernel``) this process has built that computes ``spec`` (canonical), or None."""
+    return next((fused for fused in _PAIRS.values() if fused.built and spec in fused.specs), None)
 
 
 def one_point(array_kernel: Any) -> Callable[..., float]:
@@ -416,11 +418,11 @@ def scalar_route(spec: str) -> Callable[..., Any]:
     if route is not None:
         return route
     if spec.startswith("numeric._generated.") and loop_built(spec):
-        array_kernel = _UFUNCS.get(spec)
-        if array_kernel is not None and array_kernel._entries.get(False) is not None:
+        array_kernel = _own_loop(spec)
+        if array_kernel is not None:
             route = one_point(array_kernel)
         else:  # only a fused loop holds it (a public (ε, δ) array call built one)
-            fused = next(f for f in _PAIRS.values() if f.built and spec in f.specs)
+            fused = _fused_holding(spec)
             route = fused_one_point(fused, fused.specs.index(spec))
         _SCALAR_ROUTES[spec] = route
         return route
@@ -463,10 +465,7 @@ def loop_built(spec: str) -> bool:
     (``built_kernel``) instead of compiling the scalar dispatcher as well (the certificate's accuracy checks:
     ``proofs_checks.accuracy.compiled``); every route gives the same bits."""
     spec = canonical(spec)
-    array_kernel = _UFUNCS.get(spec)
-    if array_kernel is not None and array_kernel._entries.get(False) is not None:
-        return True
-    return _fused_member(spec) is not None
+    return _own_loop(spec) is not None or _fused_holding(spec) is not None
 
 
 def built_kernel(spec: str, nargs: int) -> Any:
@@ -474,11 +473,10 @@ def built_kernel(spec: str, nargs: int) -> Any:
     else a fused loop computing it (the other kernel's output discarded; the same bits), else ``kernel(spec,
     nargs)`` (built now)."""
     canonical_spec = canonical(spec)
-    array_kernel = _UFUNCS.get(canonical_spec)
-    if array_kernel is None or array_kernel._entries.get(False) is None:
-        member = _fused_member(canonical_spec)
-        if member is not None:
-            return member
+    if _own_loop(canonical_spec) is None:
+        fused = _fused_holding(canonical_spec)
+        if fused is not None:
+            return fused.project(fused.specs.index(canonical_spec))
     return kernel(spec, nargs)
 
 
