@@ -1512,6 +1512,18 @@ def half_spectrum_sum(v: np.ndarray, n_fft: int) -> float:
 
 
 @njit(cache=True)
+def _log_mgf_charged(tot: float, n: int, z0: float) -> float:
+    """The outward charges shared by ``log_mgf_up`` and ``log_mgf_up_sparse`` (see ``log_mgf_up``): ln of the
+    weighted sum ``tot`` of n weights, plus the shift z₀, each error charged upward."""
+    tot += float(n) * float(n) * TINY
+    rel = 2.0 * (n * (ERFC_ULPS + 3.0) + 4.0) * U
+    lt = math.log(tot) + 2.0 * rel  # ln(tot·(1 + rel)) ≤ ln tot + rel; the 2 spares the log's own error
+    lt = lt + (ERFC_ULPS + 2.0) * U * abs(lt)
+    v = lt + z0 + 2.0 * U * abs(z0)
+    return v + 4.0 * U * (abs(lt) + abs(z0))
+
+
+@njit(cache=True)
 def log_mgf_up(m: np.ndarray, k0: int, s: float) -> float:
     """An upper bound on ln Σ_i m_i e^{s(k0 + i)} (m ≥ 0, s per node), or −inf for m = 0.
 
@@ -1545,12 +1557,7 @@ def log_mgf_up(m: np.ndarray, k0: int, s: float) -> float:
             w *= r
     if not any_pos:
         return -np.inf
-    tot += float(n) * float(n) * TINY
-    rel = 2.0 * (n * (ERFC_ULPS + 3.0) + 4.0) * U
-    lt = math.log(tot) + 2.0 * rel  # ln(tot·(1 + rel)) ≤ ln tot + rel; the 2 spares the log's own error
-    lt = lt + (ERFC_ULPS + 2.0) * U * abs(lt)
-    v = lt + z0 + 2.0 * U * abs(z0)
-    return v + 4.0 * U * (abs(lt) + abs(z0))
+    return _log_mgf_charged(tot, n, z0)
 
 
 MGF_GAP = 64  # gaps between nonzero entries up to this are one table product in ``log_mgf_up_sparse``
@@ -1575,34 +1582,19 @@ def log_mgf_up_sparse(vals: np.ndarray, idx: np.ndarray, n: int, k0: int, s: flo
         pw[g] = pw[g - 1] * r
     tot = 0.0
     w = 1.0
-    if s >= 0.0:
-        z0 = s * (k0 + n - 1)
-        pos = n - 1
-        for jj in range(nn - 1, -1, -1):
-            gap = pos - idx[jj]
-            while gap > MGF_GAP:
-                w *= pw[MGF_GAP]
-                gap -= MGF_GAP
-            w *= pw[gap]
-            pos = idx[jj]
-            tot += vals[jj] * w
+    if s >= 0.0:  # walk down from the top end, where s·k is largest
+        z0, pos, first, stop, step = s * (k0 + n - 1), n - 1, nn - 1, -1, -1
     else:
-        z0 = s * k0
-        pos = 0
-        for jj in range(nn):
-            gap = idx[jj] - pos
-            while gap > MGF_GAP:
-                w *= pw[MGF_GAP]
-                gap -= MGF_GAP
-            w *= pw[gap]
-            pos = idx[jj]
-            tot += vals[jj] * w
-    tot += float(n) * float(n) * TINY
-    rel = 2.0 * (n * (ERFC_ULPS + 3.0) + 4.0) * U
-    lt = math.log(tot) + 2.0 * rel
-    lt = lt + (ERFC_ULPS + 2.0) * U * abs(lt)
-    v = lt + z0 + 2.0 * U * abs(z0)
-    return v + 4.0 * U * (abs(lt) + abs(z0))
+        z0, pos, first, stop, step = s * k0, 0, 0, nn, 1
+    for jj in range(first, stop, step):
+        gap = abs(pos - idx[jj])
+        while gap > MGF_GAP:
+            w *= pw[MGF_GAP]
+            gap -= MGF_GAP
+        w *= pw[gap]
+        pos = idx[jj]
+        tot += vals[jj] * w
+    return _log_mgf_charged(tot, n, z0)
 
 
 @njit(cache=True)
