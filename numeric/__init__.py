@@ -379,20 +379,33 @@ def one_point(array_kernel: Any) -> Callable[..., float]:
             pool.append((arrays, v0, v1, v2, out))
             return result
     else:  # any arity (the generated kernels' only other one is T6 δ's 4)
-        def call(*args: float) -> float:  # type: ignore[misc]
-            if len(args) != nargs:
-                raise TypeError(f"{array_kernel.spec} takes {nargs} arguments ({len(args)} given)")
-            try:
-                arrays, *views = pool.pop()
-            except IndexError:
-                arrays, *views = buffers()
-            for view, value in zip(views, args):
-                view[0] = value
-            entry(*arrays)
-            result = views[-1][0]
-            pool.append((arrays, *views))
-            return result
+        call = _pooled_point(entry, nargs + 1, tuple(range(nargs)), nargs, array_kernel.spec)
     call.__qualname__ = call.__name__ = f"one_point[{array_kernel.spec}]"
+    return call
+
+
+def _pooled_point(entry: Any, count: int, positions: tuple, result_at: int, spec: str) -> Callable[..., float]:
+    """A compiled loop's entry point (``count`` one-element float64 arrays) at one point, any arity: the call's
+    arguments go into the arrays at ``positions`` (the others keep 0.0), the result is read from array
+    ``result_at``; the arrays come from a pool as in :func:`one_point` (never shared between concurrent calls)."""
+    import numpy as np
+
+    pool: list = []
+
+    def call(*args: float) -> float:
+        if len(args) != len(positions):
+            raise TypeError(f"{spec} takes {len(positions)} arguments ({len(args)} given)")
+        try:
+            arrays, views = pool.pop()
+        except IndexError:  # the first call, or every pooled set in use (threads)
+            arrays = tuple(np.zeros(1) for _ in range(count))
+            views = tuple(memoryview(a) for a in arrays)
+        for position, value in zip(positions, args):
+            views[position][0] = value
+        entry(*arrays)
+        result = views[result_at][0]
+        pool.append((arrays, views))
+        return result
     return call
 
 
@@ -434,25 +447,9 @@ def fused_one_point(fused: Any, which: int) -> Callable[..., float]:
     a kernel whose only loop in this process is fused with its theorem's other output (the public (ε, δ) array
     calls build only the fused loop).  The union arguments the kernel does not take stay 0.0 in its buffers
     (never written), the other output is discarded; the same bits as the kernel's own loop (the fused loop is
-    the two kernels' operations, inlined, in the same order), from a pool of buffers as in :func:`one_point`."""
-    import numpy as np
-
-    entry, nargs, positions, pool = fused.compiled(), fused.nargs, fused.indices[which], []
-
-    def call(*args: float) -> float:
-        if len(args) != len(positions):
-            raise TypeError(f"{fused.specs[which]} takes {len(positions)} arguments ({len(args)} given)")
-        try:
-            arrays, views = pool.pop()
-        except IndexError:  # the first call, or every pooled set in use (threads)
-            arrays = tuple(np.zeros(1) for _ in range(nargs + 2))
-            views = tuple(memoryview(a) for a in arrays)
-        for position, value in zip(positions, args):
-            views[position][0] = value
-        entry(*arrays)
-        result = views[nargs + which][0]
-        pool.append((arrays, views))
-        return result
+    the two kernels' operations, inlined, in the same order), from a pool of buffers (:func:`_pooled_point`)."""
+    nargs = fused.nargs
+    call = _pooled_point(fused.compiled(), nargs + 2, fused.indices[which], nargs + which, fused.specs[which])
     call.__qualname__ = call.__name__ = f"fused_one_point[{fused.specs[which]}]"
     return call
 
