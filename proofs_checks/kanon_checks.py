@@ -18,6 +18,7 @@
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -250,30 +251,38 @@ def exact_worst_delta(k: int, beta: Fraction, F: Fraction, max_others: int) -> t
 
     Other classes are identical and independent on both sides (Poisson sampling), so the output that
     matters is the count of t's class: X (or X + B with t) if it is ≥ k, else suppressed (⊥).
+
+    Exact rationals, kept as integer numerators over one common denominator per n' (``_class_laws``): the
+    divergence Σ_o (A(o) − F·B(o))₊ is an integer sum divided once, the same value as summing ``Fraction``s
+    (which reduced every term by a gcd: ≈ 10× the CPU).
     """
     best, arg = Fraction(0), 0
+    fn, fd = F.numerator, F.denominator
     for others in range(max_others + 1):
-        without = [Fraction(math.comb(others, x)) * beta ** x * (1 - beta) ** (others - x) for x in range(others + 1)]
-        with_t = [Fraction(0)] * (others + 2)
-        for x, p in enumerate(without):
-            with_t[x] += p * (1 - beta)
-            with_t[x + 1] += p * beta
-
-        def law(pmf):
-            out = {"⊥": Fraction(0)}
-            for c, p in enumerate(pmf):
-                if c >= k:
-                    out[c] = out.get(c, Fraction(0)) + p
-                else:
-                    out["⊥"] += p
-            return out
-
-        P, Q = law(with_t), law(without)
-        for A, B in ((P, Q), (Q, P)):
-            h = sum((max(A.get(o, 0) - F * B.get(o, 0), Fraction(0)) for o in set(A) | set(B)), Fraction(0))
+        denominator, pairs = _class_laws(k, beta, others)
+        for a, b in ((0, 1), (1, 0)):  # H_F(P‖Q) and H_F(Q‖P)
+            total = sum(max(fd * pair[a] - fn * pair[b], 0) for pair in pairs)
+            h = Fraction(total, denominator * fd)
             if h > best:
                 best, arg = h, others
     return best, arg
+
+
+@functools.lru_cache(maxsize=None)
+def _class_laws(k: int, beta: Fraction, others: int) -> tuple[int, tuple[tuple[int, int], ...]]:
+    """(D, ((P(o)·D, Q(o)·D) for every output o)) of t's class count with (P) and without (Q) the target:
+    X ~ Bin(others, β), X + B with t, counts below k shown as ⊥.  D = den(β)^(others + 1), so every
+    probability is an exact integer numerator; they depend on (k, β, n') only, not on F (shared by every
+    e^ε of the brute force)."""
+    a, den = beta.numerator, beta.denominator
+    without = [math.comb(others, x) * a ** x * (den - a) ** (others - x) * den for x in range(others + 1)]
+    with_t = [0] * (others + 2)
+    for x, p in enumerate(without):  # over den^(others + 1) both: p/den·(1 − β), p/den·β
+        with_t[x] += p // den * (den - a)
+        with_t[x + 1] += p // den * a
+    with_t_law = [sum(with_t[:k])] + with_t[k:]  # ⊥, then counts k … others + 1
+    without_law = [sum(without[:k])] + without[k:] + [0] * (len(with_t_law) - 1 - len(without[k:]))
+    return den ** (others + 1), tuple(zip(with_t_law, without_law))
 
 
 @check("brute-force", "T15", name="T15 exact worst case after Poisson sampling ≤ d (tiny instances)")

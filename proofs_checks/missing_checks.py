@@ -108,10 +108,19 @@ def mar_masks(z: tuple[int, int]) -> list[tuple[Fraction, tuple]]:
 
 def mar_outputs(F, delta, g, records) -> dict:
     """Law of RR_{F,δ}(g(z̃₁, z̃₂)) with both records masked independently by ``mar_masks``."""
-    weighted = []
-    for (w1, r1), (w2, r2) in itertools.product(*(mar_masks(z) for z in records)):
-        weighted.append((w1 * w2, randomized_response(F, delta, g(r1, r2))))
-    return mixture(weighted)
+    return _rr_of_bit_law(F, delta, mar_bit_law(g, records))
+
+
+def mar_bit_law(g, records) -> Fraction:
+    """P{g(z̃₁, z̃₂) = 1} over every pair of masks of ``mar_masks`` (exact): the law of RR∘g is the mixture
+    of RR(0) and RR(1) with these weights, Σ over the 16 mask pairs of w₁w₂·RR(g(z̃₁, z̃₂)) regrouped by the
+    bit — the same exact rationals, with g evaluated once per mask pair instead of once per (ε, δ) too."""
+    return sum((w1 * w2 for (w1, r1), (w2, r2) in itertools.product(*(mar_masks(z) for z in records))
+                if g(r1, r2)), Fraction(0))
+
+
+def _rr_of_bit_law(F, delta, one: Fraction) -> dict:
+    return mixture([(1 - one, randomized_response(F, delta, 0)), (one, randomized_response(F, delta, 1))])
 
 
 STATES = [(u, v) for u in (0, 1, NA) for v in (0, 1, NA)]
@@ -136,12 +145,14 @@ def t17_mar_brute_force() -> Outcome:
     algorithms = structured + _random_bit_functions(36, 20260211)
     records = list(itertools.product((0, 1), repeat=2))
     attained, pairs = Fraction(0), 0
+    # P{g = 1} per (algorithm, record, other record): it does not depend on (ε, δ), so each output law below
+    # is RR_{F,δ} mixed by it (exact; once per (record, other record), not once per neighbour pair)
+    ones = [{(z, other): mar_bit_law(g, (z, other)) for z in records for other in records} for g in algorithms]
     for F, delta in itertools.product(FS[:3], DELTAS[1:]):
         G = 1 + p_star * (F - 1)
         bound = p_star * delta
-        for g in algorithms:
-            # each output law once per (record, other record), not once per neighbour pair (same cases, exact)
-            law = {(z, other): mar_outputs(F, delta, g, (z, other)) for z in records for other in records}
+        for one in ones:
+            law = {pair: _rr_of_bit_law(F, delta, w) for pair, w in one.items()}
             for z, z2, other in itertools.product(records, records, records):
                 if z == z2:
                     continue
