@@ -357,31 +357,56 @@ def t16_counterexample(groups: int = 200, k: int = 3, beta: Fraction = Fraction(
             P3 = b * px[2] / groups  # output (1, 3): t and both others sampled
             P_bot, Q_bot = mp.mpf(1) / groups - P3, mp.mpf(1) / groups
         else:
-            # counts (N0, N1, N2) of the other groups' sampled sizes: multinomial(groups − 1; px)
-            others = groups - 1
-            P3 = mp.mpf(0)
-            P_bot_t = mp.mpf(0)  # t sampled, group 1 shown as ⊥
-            Q_bot = mp.mpf(0)  # t absent (or not sampled): group 1 chosen
-            logf = [mp.log(p) for p in px]
-            for n0 in range(others + 1):
-                for n1 in range(others - n0 + 1):
-                    n2 = others - n0 - n1
-                    pr = mp.exp(mp.loggamma(others + 1) - mp.loggamma(n0 + 1) - mp.loggamma(n1 + 1)
-                                - mp.loggamma(n2 + 1) + n0 * logf[0] + n1 * logf[1] + n2 * logf[2])
-                    rest_without = n0 * w[0] + n1 * w[1] + n2 * w[2]
-                    rest_with = n0 * w[1] + n1 * w[2] + n2 * w[3]  # t in each merged class
-                    for x in range(3):
-                        Q_bot += pr * px[x] * w[x] / (w[x] + rest_without)
-                        share = pr * px[x] * w[x + 1] / (w[x + 1] + rest_with)
-                        if x + 1 >= k:
-                            P3 += share
-                        else:
-                            P_bot_t += share
+            P3, P_bot_t, Q_bot = _t16_on_sample_sums(groups - 1, beta, epsilon1, k)
             P3 = b * P3
             P_bot = (1 - b) * Q_bot + b * P_bot_t
         forward = groups * (P3 + max(P_bot - F * Q_bot, 0))  # D vs D − t (Q(i, 3) = 0)
         backward = groups * max(Q_bot - F * P_bot, 0)
         return max(forward, backward)
+
+
+def _t16_on_sample_sums(others: int, beta: Fraction, epsilon1: float, k: int) -> tuple[mp.mpf, mp.mpf, mp.mpf]:
+    """The three sums of the on-sample T16 construction over the multinomial counts (N0, N1, N2) of the
+    other groups' sampled sizes, in python-flint Arb balls at 240 bits (the 20 000-term double sum in
+    mpmath was ≈ 3 s; Arb evaluates the same terms in C and bounds every rounding): (Σ over t's class
+    shown ≥ k, Σ shown as ⊥, Σ with t absent), each the midpoint of a ball whose radius is checked below
+    10⁻⁵⁵ relative, returned as mpf (beyond the 50 digits the check works at).
+
+    Multinomial probabilities are exact: C(n; N0, N1, N2)·p0^N0·p1^N1·p2^N2 with p = Bin(2, β) rational
+    (integers and rationals converted to Arb exactly); the weights exp(ε₁u/2) are Arb exponentials."""
+    from flint import arb, ctx
+
+    old = ctx.prec
+    ctx.prec = 240
+    try:
+        b = arb(beta.numerator) / beta.denominator
+        px = [(1 - b) ** 2, 2 * b * (1 - b), b ** 2]
+        w = [(arb(epsilon1) * u / 2).exp() for u in range(4)]
+        powers = [[p ** n for n in range(others + 1)] for p in px]
+        P3 = P_bot_t = Q_bot = arb(0)
+        for n0 in range(others + 1):
+            c0 = math.comb(others, n0)
+            for n1 in range(others - n0 + 1):
+                n2 = others - n0 - n1
+                pr = arb(c0 * math.comb(others - n0, n1)) * powers[0][n0] * powers[1][n1] * powers[2][n2]
+                rest_without = n0 * w[0] + n1 * w[1] + n2 * w[2]
+                rest_with = n0 * w[1] + n1 * w[2] + n2 * w[3]  # t in each merged class
+                for x in range(3):
+                    Q_bot += pr * px[x] * w[x] / (w[x] + rest_without)
+                    share = pr * px[x] * w[x + 1] / (w[x + 1] + rest_with)
+                    if x + 1 >= k:
+                        P3 += share
+                    else:
+                        P_bot_t += share
+        out = []
+        for ball in (P3, P_bot_t, Q_bot):
+            if not ball.rad() <= abs(ball.mid()) * arb(10) ** -55:
+                raise ArithmeticError(f"T16 counterexample: Arb ball {ball} wider than 1e-55 relative")
+            man, exp = ball.mid().man_exp()
+            out.append(mp.ldexp(mp.mpf(int(man)), int(exp)))
+        return tuple(out)
+    finally:
+        ctx.prec = old
 
 
 @check("brute-force", "T16", name="T16 counterexample: scheme chosen on the sample exceeds d; on unsampled data it holds")
