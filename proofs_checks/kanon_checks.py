@@ -24,6 +24,7 @@ from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
+from mpmath import libmp
 
 from . import points as exact_points
 from . import accuracy
@@ -370,7 +371,7 @@ def _t16_on_sample_sums(others: int, beta: Fraction, epsilon1: float, k: int) ->
     other groups' sampled sizes, in python-flint Arb balls at 240 bits (the 20 000-term double sum in
     mpmath was ≈ 3 s; Arb evaluates the same terms in C and bounds every rounding): (Σ over t's class
     shown ≥ k, Σ shown as ⊥, Σ with t absent), each the midpoint of a ball whose radius is checked below
-    10⁻⁵⁵ relative, returned as mpf (beyond the 50 digits the check works at).
+    10⁻⁵⁵ relative, returned exactly as mpf (beyond the 50 digits the check works at).
 
     Multinomial probabilities are exact: C(n; N0, N1, N2)·p0^N0·p1^N1·p2^N2 with p = Bin(2, β) rational
     (integers and rationals converted to Arb exactly); the weights exp(ε₁u/2) are Arb exponentials."""
@@ -403,7 +404,7 @@ def _t16_on_sample_sums(others: int, beta: Fraction, epsilon1: float, k: int) ->
             if not ball.rad() <= abs(ball.mid()) * arb(10) ** -55:
                 raise ArithmeticError(f"T16 counterexample: Arb ball {ball} wider than 1e-55 relative")
             man, exp = ball.mid().man_exp()
-            out.append(mp.ldexp(mp.mpf(int(man)), int(exp)))
+            out.append(mp.make_mpf(libmp.from_man_exp(int(man), int(exp))))  # exact: no rounding
         return tuple(out)
     finally:
         ctx.prec = old
