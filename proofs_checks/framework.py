@@ -5,6 +5,7 @@ certificate (``proofs_checks.certify``) runs them and tabulates the results per 
 """
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ class Result:
     outcome: Outcome
     seconds: float
     cpu_seconds: float = 0.0  # CPU time of the process running it (wall time is shared with other work)
+    started: float = 0.0      # time.perf_counter() when it started (CLOCK_MONOTONIC: comparable across workers)
+    worker: int = 0           # id of the process that ran it (os.getpid())
 
 
 CHECKS: list[Check] = []
@@ -97,7 +100,7 @@ def run_one(c: Check) -> Result:
     except Exception as exc:  # a crash is a failed check, reported with its traceback tail
         tail = traceback.format_exc().strip().splitlines()[-3:]
         outcome = Outcome(False, f"raised {type(exc).__name__}: {exc} | " + " / ".join(tail))
-    return Result(c, outcome, time.perf_counter() - start, time.process_time() - cpu)
+    return Result(c, outcome, time.perf_counter() - start, time.process_time() - cpu, start, os.getpid())
 
 
 def all_checks() -> list[Check]:
@@ -205,7 +208,7 @@ def _run_group(names: list[tuple[int, str]]):
     for index, name in names:
         r = run_one(by_name[name])
         _WORKER["queue"].put((index, r.outcome.passed))
-        out.append((index, r.outcome, r.seconds, r.cpu_seconds))
+        out.append((index, r.outcome, r.seconds, r.cpu_seconds, r.started, r.worker))
     return out, refstore.drain_recorded(), refstore.drain_misses()
 
 
@@ -286,11 +289,11 @@ def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None
                 try:
                     part, rec, miss = f.result()
                 except Exception as exc:  # a worker died: its unfinished checks fail, loudly
-                    part = [(i, Outcome(False, f"worker process failed: {type(exc).__name__}: {exc}"), 0.0, 0.0)
-                            for i in futures[f] if i not in outcomes]
+                    part = [(i, Outcome(False, f"worker process failed: {type(exc).__name__}: {exc}"), 0.0, 0.0,
+                             0.0, 0) for i in futures[f] if i not in outcomes]
                     rec, miss = {}, {}
-                for index, outcome, seconds, cpu_seconds in part:
-                    outcomes[index] = (outcome, seconds, cpu_seconds)
+                for index, *measured in part:
+                    outcomes[index] = tuple(measured)
                 _merge(recorded, rec)
                 _merge(misses, miss, add=True)
     except BaseException:  # Ctrl-C (or any error here): stop now, not after every queued group has run
