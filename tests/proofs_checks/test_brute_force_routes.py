@@ -136,3 +136,30 @@ def test_t6_brute_force_fails_on_a_bound_slightly_too_small():
     outcome = t6.evaluate_brute_force(bound=lambda F, g, dr, ds: t6.t6_exact(F, g, dr, ds) * (1 - Fraction(1, 10**9)),
                                       library=False)
     assert not outcome.passed and "VIOLATED" in outcome.detail
+
+
+# ---- T14: the cubic numerators decided in a polynomial ring -------------------------------------------------
+
+def test_t14_cubic_check_fails_on_a_wrong_coefficient(monkeypatch):
+    import sympy as sp
+
+    import symbolic.suppression as S
+    from proofs_checks import suppression_checks
+
+    real = S.cubic_numerators()
+
+    def wrong():
+        out = dict(real)
+        coeffs, num, den = out["lambda2"]
+        bad = (coeffs[0], coeffs[1], coeffs[2] + S.m / 7, coeffs[3])  # the p¹ coefficient off by m/7
+        out["lambda2"] = (bad, num + S.m / 7 * S.p, den)  # consistent with N, wrong against dΛ/dp
+        return out
+
+    monkeypatch.setattr(S, "cubic_numerators", wrong)
+    outcome = suppression_checks.cubic_derivation()
+    assert not outcome.passed and "lambda2" in outcome.detail and "≠ 0" in outcome.detail
+    x, y = sp.symbols("x y")
+    numerator = suppression_checks._rational_function_numerator
+    assert numerator(sp.together((x ** 2 - y ** 2) / (x - y) - (x + y))) == 0
+    assert numerator(sp.together(1 / x - 1 / y)) != 0
+    assert numerator(sp.together(sp.sqrt(x) * x - x ** sp.Rational(3, 2))) == 0  # not a polynomial: sp.cancel
