@@ -1,5 +1,6 @@
-"""The brute-force checks whose machinery was made cheaper (issue 20 item 3) compute the same exact values as a
-direct enumeration written here, and still fail on a deliberate fault."""
+"""The checks whose machinery was made cheaper (issue 20 item 3) compute the same exact values as a direct route
+written here (enumeration, Fractions, mpmath at the old precision, ``Signature.bind``), and still fail on a
+deliberate fault."""
 import itertools
 import math
 from fractions import Fraction
@@ -163,3 +164,44 @@ def test_t14_cubic_check_fails_on_a_wrong_coefficient(monkeypatch):
     assert numerator(sp.together((x ** 2 - y ** 2) / (x - y) - (x + y))) == 0
     assert numerator(sp.together(1 / x - 1 / y)) != 0
     assert numerator(sp.together(sp.sqrt(x) * x - x ** sp.Rational(3, 2))) == 0  # not a polynomial: sp.cancel
+
+
+# ---- accuracy.ulps and the stored-reference keys --------------------------------------------------------------
+
+def test_ulps_equals_the_mpmath_formula_bit_for_bit():
+    import random
+
+    from proofs_checks import accuracy
+
+    def by_mpmath(value, ref):  # the formula as written before the libmp route
+        with mp.workdps(max(mp.mp.dps, 80)):
+            if ref == 0:
+                return value / 5e-324
+            unit = math.ulp(float(ref)) if abs(ref) >= mp.mpf(2.2250738585072014e-308) else 5e-324
+            return float((mp.mpf(value) - ref) / unit)
+
+    rng = random.Random(20261202)
+    for _ in range(3000):
+        with mp.workdps(80):
+            ref = mp.mpf(rng.uniform(-1, 1)) * mp.mpf(2) ** rng.choice([0, 7, -300, 1000, -1022, -1060, -1074]) \
+                * (1 + mp.mpf(rng.random()) * mp.mpf(10) ** -rng.choice([5, 16, 30, 70]))
+        value = rng.choice([float(ref), math.nextafter(float(ref), math.inf), 0.0, -0.0, math.inf, 5e-324])
+        ref = rng.choice([ref] * 8 + [mp.mpf(0), mp.inf])
+        for dps in (15, 100):
+            with mp.workdps(dps):
+                a, b = accuracy.ulps(value, ref), by_mpmath(value, ref)
+                assert (a == b and math.copysign(1, a) == math.copysign(1, b)) or (a != a and b != b), (value, ref)
+
+
+def test_variadic_reference_keys_equal_the_bound_signature_keys():
+    import numpy as np
+
+    from proofs_checks import refstore
+
+    refstore.load_all_functions()
+    m = refstore.FUNCTIONS["references.spec_value"]
+    assert m._variadic == 2
+    for args in [("T1", "epsilon", 0.5, 1e-3), ("T6", "delta", 1.0, 0.5, np.float64(0.1), -0.0), ("T7", "delta", 3)]:
+        bound = m.signature.bind(*args)
+        bound.apply_defaults()
+        assert m.key(bound)[0] == "|".join(refstore.encode_arg(a) for a in args)
