@@ -150,7 +150,11 @@ KERNEL_FAMILIES = ({"T3", "T4"}, {"T8", "T9", "T10", "T11"}, {"T13", "T14"}, {"T
 # (largest first, so the last group to finish is a small one); a theorem not listed counts 2 s.  The order
 # decides which process compiles what (helpers compiled once per process are paid by whichever group comes
 # first): one cold run in another order (T8 | C1 first) compiled for 94 s against 80 s in this one — one run
-# each at load 5–6, not separated from noise — so change it only by repeated measurement.
+# each at load 5–6, not separated from noise — so change it only by repeated measurement.  Checked again after
+# the brute forces became cheaper (H17, per-check ``started``/``worker`` in ``certify --json``): cold, the two
+# workers ended 0.7 s apart (198.4 / 199.1 s at load 3–4; CPU 64.0 / 64.3 s), warm 0.5 s apart (CPU 10.7 / 11.1 s),
+# so the idle tail is below one small group and the order stays.  Measured family costs in that cold run: T8
+# 33.7, C1 24.1, T13 15.5, T3 9.6, T18 6.9, T6 6.0, T7 5.9, T17 5.9, T5 5.6, T2 5.3, T15 5.2, T12 2.8, T1 1.5.
 COLD_CPU_SECONDS = {"T8": 43.8, "T13": 20.5, "C1": 17.0, "T3": 10.4, "T15": 9.6, "T5": 5.4, "T7": 5.4, "T6": 5.0,
                     "T2": 4.1, "T12": 2.9, "T18": 2.4, "T17": 2.3, "T1": 1.4}
 
