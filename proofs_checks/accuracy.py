@@ -142,6 +142,14 @@ def ulps(value: float, ref: mp.mpf) -> float:
         return float((mp.mpf(value) - ref) / unit)
 
 
+def _on_safe_side(value: float, ref, up: bool) -> bool:
+    """value ≥ ref (``up``) or value ≤ ref, exactly: what ``mp.mpf(value) >= ref`` decides (mpmath converts the
+    float exactly and compares with ``libmp.mpf_ge``/``mpf_le``, false at nan), without building an mpf."""
+    if isinstance(ref, mp.mpf):
+        return (libmp.mpf_ge if up else libmp.mpf_le)(libmp.from_float(value), ref._mpf_)
+    return mp.mpf(value) >= ref if up else mp.mpf(value) <= ref
+
+
 @dataclass
 class Report:
     kernel: str
@@ -284,7 +292,7 @@ def measure(theorem_id: str, output: str, seed: int = 20261130) -> Report:
         errors.append(err)
         if abs(err) > abs(worst[0]):
             worst = (err, point)
-        safe = mp.mpf(float(rounded[i])) >= ref if spec["rounding"] == "up" else mp.mpf(float(rounded[i])) <= ref
+        safe = _on_safe_side(float(rounded[i]), ref, spec["rounding"] == "up")
         if not safe:
             unsound.append((point, float(rounded[i]), mp.nstr(ref, 20)))
     arr = np.abs(np.array(errors)) if errors else np.zeros(1)

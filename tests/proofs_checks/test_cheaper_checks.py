@@ -193,6 +193,20 @@ def test_ulps_equals_the_mpmath_formula_bit_for_bit():
                 assert (a == b and math.copysign(1, a) == math.copysign(1, b)) or (a != a and b != b), (value, ref)
 
 
+def test_safe_side_equals_the_mpf_comparison():
+    from proofs_checks import accuracy
+
+    refs = [mp.mpf(0), mp.mpf(-0.0), mp.mpf(1) / 3, -mp.mpf(1) / 3, mp.inf, -mp.inf, mp.nan, mp.mpf(2) ** -1074,
+            mp.mpf(2) ** -1080, mp.mpf(0.1), 0.1, 2]
+    values = [0.0, -0.0, 1 / 3, math.nextafter(1 / 3, 1), -1 / 3, math.inf, -math.inf, math.nan, 5e-324, 0.1, 2.0]
+    with mp.workdps(60):
+        for ref in refs:
+            for value in values:
+                for up in (True, False):
+                    want = mp.mpf(value) >= ref if up else mp.mpf(value) <= ref
+                    assert accuracy._on_safe_side(value, ref, up) == want, (value, ref, up)
+
+
 def test_variadic_reference_keys_equal_the_bound_signature_keys():
     import numpy as np
 
