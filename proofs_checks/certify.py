@@ -123,9 +123,16 @@ def certificate(results: list[Result]) -> list[dict]:
 
 
 def checks_json(results: list[Result]) -> list[dict]:
+    """Each check; ``started`` (seconds after the first check started) and ``worker`` (0, 1, … in order of
+    first use) show how the run was scheduled: the idle tail of a worker is the gap before the last end."""
+    first = min((r.started for r in results if r.started), default=0.0)
+    workers: dict = {}
+    for r in sorted(results, key=lambda r: r.started):
+        workers.setdefault(r.worker, len(workers))
     return [{"name": r.check.name, "theorems": list(r.check.theorems), "kind": r.check.kind,
              "passed": bool(r.outcome.passed), "detail": r.outcome.detail, "seconds": round(r.seconds, 3),
              "cpu_seconds": round(r.cpu_seconds, 3),
+             "started": round(r.started - first, 3) if r.started else None, "worker": workers[r.worker],
              "metrics": r.outcome.metrics} for r in results]
 
 

@@ -5,6 +5,7 @@ certificate (``proofs_checks.certify``) runs them and tabulates the results per 
 """
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ class Result:
     outcome: Outcome
     seconds: float
     cpu_seconds: float = 0.0  # CPU time of the process running it (wall time is shared with other work)
+    started: float = 0.0      # time.perf_counter() when it started (CLOCK_MONOTONIC: comparable across workers)
+    worker: int = 0           # id of the process that ran it (os.getpid())
 
 
 CHECKS: list[Check] = []
@@ -97,7 +100,7 @@ def run_one(c: Check) -> Result:
     except Exception as exc:  # a crash is a failed check, reported with its traceback tail
         tail = traceback.format_exc().strip().splitlines()[-3:]
         outcome = Outcome(False, f"raised {type(exc).__name__}: {exc} | " + " / ".join(tail))
-    return Result(c, outcome, time.perf_counter() - start, time.process_time() - cpu)
+    return Result(c, outcome, time.perf_counter() - start, time.process_time() - cpu, start, os.getpid())
 
 
 def all_checks() -> list[Check]:
@@ -147,7 +150,11 @@ KERNEL_FAMILIES = ({"T3", "T4"}, {"T8", "T9", "T10", "T11"}, {"T13", "T14"}, {"T
 # (largest first, so the last group to finish is a small one); a theorem not listed counts 2 s.  The order
 # decides which process compiles what (helpers compiled once per process are paid by whichever group comes
 # first): one cold run in another order (T8 | C1 first) compiled for 94 s against 80 s in this one — one run
-# each at load 5–6, not separated from noise — so change it only by repeated measurement.
+# each at load 5–6, not separated from noise — so change it only by repeated measurement.  Checked again after
+# the brute forces became cheaper (H17, per-check ``started``/``worker`` in ``certify --json``): cold, the two
+# workers ended 0.7 s apart (198.4 / 199.1 s at load 3–4; CPU 64.0 / 64.3 s), warm 0.5 s apart (CPU 10.7 / 11.1 s),
+# so the idle tail is below one small group and the order stays.  Measured family costs in that cold run: T8
+# 33.7, C1 24.1, T13 15.5, T3 9.6, T18 6.9, T6 6.0, T7 5.9, T17 5.9, T5 5.6, T2 5.3, T15 5.2, T12 2.8, T1 1.5.
 COLD_CPU_SECONDS = {"T8": 43.8, "T13": 20.5, "C1": 17.0, "T3": 10.4, "T15": 9.6, "T5": 5.4, "T7": 5.4, "T6": 5.0,
                     "T2": 4.1, "T12": 2.9, "T18": 2.4, "T17": 2.3, "T1": 1.4}
 
@@ -205,7 +212,7 @@ def _run_group(names: list[tuple[int, str]]):
     for index, name in names:
         r = run_one(by_name[name])
         _WORKER["queue"].put((index, r.outcome.passed))
-        out.append((index, r.outcome, r.seconds, r.cpu_seconds))
+        out.append((index, r.outcome, r.seconds, r.cpu_seconds, r.started, r.worker))
     return out, refstore.drain_recorded(), refstore.drain_misses()
 
 
@@ -286,11 +293,11 @@ def execute(checks: list[Check], jobs: int = 1, progress: Callable | None = None
                 try:
                     part, rec, miss = f.result()
                 except Exception as exc:  # a worker died: its unfinished checks fail, loudly
-                    part = [(i, Outcome(False, f"worker process failed: {type(exc).__name__}: {exc}"), 0.0, 0.0)
-                            for i in futures[f] if i not in outcomes]
+                    part = [(i, Outcome(False, f"worker process failed: {type(exc).__name__}: {exc}"), 0.0, 0.0,
+                             0.0, 0) for i in futures[f] if i not in outcomes]
                     rec, miss = {}, {}
-                for index, outcome, seconds, cpu_seconds in part:
-                    outcomes[index] = (outcome, seconds, cpu_seconds)
+                for index, *measured in part:
+                    outcomes[index] = tuple(measured)
                 _merge(recorded, rec)
                 _merge(misses, miss, add=True)
     except BaseException:  # Ctrl-C (or any error here): stop now, not after every queued group has run

@@ -84,6 +84,8 @@ def set_record(value: bool) -> None:
 # encoding (exact, reversible)
 
 def encode_arg(a: Any) -> str:
+    if type(a) is float:  # the common case first (≈ 10⁵ keys per certificate): the same string as below
+        return float.hex(a)
     if isinstance(a, bool):
         return "b1" if a else "b0"
     if a is None:
@@ -255,6 +257,12 @@ class Memo:
         plain = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty and p.name not in ignore
                     for p in params)
         self._positional = tuple(p.name for p in params) if plain else None
+        # The same for plain parameters followed by *args (``references.spec_value(theorem, output, *args)``):
+        # the key is every positional argument encoded in order, as ``key`` builds it from the bound arguments.
+        fixed = params[:-1]
+        self._variadic = (len(fixed) if params and params[-1].kind is params[-1].VAR_POSITIONAL and when is None
+                          and all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty and p.name not in ignore
+                                  for p in fixed) and params[-1].name not in ignore else None)
         functools.update_wrapper(self, func)
 
     def key(self, bound: inspect.BoundArguments) -> tuple[str, dict]:
@@ -278,6 +286,11 @@ class Memo:
                 return self.func(*args)
             key = "|".join(([f"p{mp.mp.prec}"] if self.precision else []) + [encode_arg(a) for a in args])
             extra: dict = {}
+        elif not kwargs and self._variadic is not None and len(args) >= self._variadic:
+            if _STATE["live"]:
+                return self.func(*args)
+            key = "|".join(([f"p{mp.mp.prec}"] if self.precision else []) + [encode_arg(a) for a in args])
+            extra = {}
         else:
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()

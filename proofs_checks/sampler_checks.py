@@ -9,6 +9,8 @@
   sup_C [1 − Φ(C − 2θ)Φ(C)^{T−1}] − e^ε[1 − Φ(C − θ)Φ(C)^{T−1}] maximised by mpmath at its stationary point;
 - random allocation σ = 2, k = 10, T = 100, δ = 1e-6: the certified upper side is ≤ dp_accounting PR #414's
   published (float64) value 2.4265.
+The two mpmath references (the quadrature, ≈ 2.5 s of CPU, and the closed form's stationary point) are stored
+references like every other (``refstore.memo``): the quick certificate reads them, ``--full`` recomputes them.
 (Monte Carlo checks of the mixture pairs themselves are in tests/bounds/test_samplers_*.py.)
 """
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import math
 
 from .framework import Outcome, check
+from .refstore import memo
 
 
 def check_balls_and_bins_one_batch() -> Outcome:
@@ -33,6 +36,7 @@ def check_balls_and_bins_one_batch() -> Outcome:
     return Outcome(not fails, "; ".join(fails) or "T = 1: the sandwich contains the Gaussian at θ√E (2 cases)")
 
 
+@memo("sampler_checks._two_lognormal_delta", digits="30 (quadrature)")
 def _two_lognormal_delta(eps: float, sigma: float) -> float:
     """δ(ε) of one balls-and-bins epoch with T = 2 (the worse of REMOVE and ADD), mpmath at 30 digits:
     REMOVE E[(R − c)₊] = call_S(2c)/2, ADD E[(1 − cR)₊] = (c/2)·put_S(2/c), S = Y₁ + Y₂, c = e^ε, with
@@ -85,6 +89,7 @@ def check_cyclic() -> Outcome:
     return Outcome(ok, f"4 cyclic epochs at σ = 2: {s} ∋ δ_θ=1(1) = {exact:.12g}" if ok else f"{exact} outside {s}")
 
 
+@memo("sampler_checks._shuffle_closed_form", digits="50")
 def _shuffle_closed_form(eps: float, sigma: float, T: int) -> float:
     import mpmath as mp
 
