@@ -55,7 +55,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
-from .special import HAS_FMA, fma
+from .special import HAS_FMA, fma, select
 
 U = 2.0 ** -53
 EXPM1_BOUND_U = 1.38
@@ -259,19 +259,19 @@ def expm1(x: float) -> float:
     Subnormal x: k = 0, r = x, every correction underflows to 0 and the result is x (exact rounding of
     x + x²/2).  NaN propagates.  Monotone non-decreasing on every sample the tests try (not proven).
     """
-    xc = x if x > -45.0 else -45.0
-    xc = xc if xc < 710.0 else 710.0
+    xc = select(x > -45.0, x, -45.0)
+    xc = select(xc < 710.0, xc, 710.0)
     k, kf, r, h1, corr = _exp_reduce(xc)
     big = kf > 1023.0
-    k1 = 1023 if big else k
+    k1 = select(big, 1023, k)
     scale = as_double((k1 + 1023) << 52)  # 2^k1, k1 ∈ [−65, 1023]
-    inv_f = 0.5 if big else 1.0
-    small = -53.0 <= kf <= 53.0
-    a_hi = (scale - inv_f) if small else (scale if kf > 0.0 else -inv_f)
-    a_lo = 0.0 if small else (-inv_f if kf > 0.0 else scale)
+    inv_f = select(big, 0.5, 1.0)
+    small = (-53.0 <= kf) & (kf <= 53.0)
+    a_hi = select(small, scale - inv_f, select(kf > 0.0, scale, -inv_f))
+    a_lo = select(small, 0.0, select(kf > 0.0, -inv_f, scale))
     result = _exp_combine(a_hi, a_lo, scale, r, h1, corr)
-    result = result * 2.0 if big else result
-    return result if (x == x and x != 0.0) else x  # NaN, and −0.0 keeps its sign
+    result = select(big, result * 2.0, result)
+    return select((x == x) & (x != 0.0), result, x)  # NaN, and −0.0 keeps its sign
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -281,14 +281,14 @@ def _log1p_core(yc: float, y_lo: float, extra: float) -> float:
     float, |extra| < 2²⁰, added to the exponent e so e·LN2_HI stays exact)."""
     s_ = 1.0 + yc
     big = yc > 1.0  # Fast2Sum with the larger summand first (yc > −1): the same exact error as TwoSum
-    t_ = ((1.0 if big else yc) - (s_ - (yc if big else 1.0))) + y_lo
+    t_ = (select(big, 1.0, yc) - (s_ - select(big, yc, 1.0))) + y_lo
     bits = as_bits(s_)
     # the exponent as a double: 2⁵² + E (E the biased exponent) read as bits, minus 2⁵² + 1023 (or + 1022) in one
     # exact subtraction (no int64 → double conversion, which would not vectorise without AVX-512); s_ > 0 here
     m = as_double((bits & MANTISSA_MASK) | ONE_BITS)
     high = m > SQRT2
-    m = m * 0.5 if high else m
-    ef = (as_double((bits >> 52) | TWO52_BITS) - (TWO52 + 1022.0 if high else TWO52 + 1023.0)) + extra
+    m = select(high, m * 0.5, m)
+    ef = (as_double((bits >> 52) | TWO52_BITS) - select(high, TWO52 + 1022.0, TWO52 + 1023.0)) + extra
     f = m - 1.0
     s = f / (2.0 + f)
     z = s * s
@@ -355,13 +355,13 @@ def log1p(y: float) -> float:
 
     Monotone non-decreasing on every sample the tests try (not proven).
     """
-    yc = y if -1.0 < y < INF else 0.0  # the special values are selected at the end (no ÷0 in plain Python)
+    yc = select((-1.0 < y) & (y < INF), y, 0.0)  # the special values are selected at the end (no ÷0 in plain Python)
     result = _log1p_core(yc, 0.0, 0.0)
-    tiny = -TINY < y < TINY
-    result = fma(-0.5 * yc, yc, yc) if tiny else result
-    result = result if y < INF else INF
-    result = result if y > -1.0 else (-INF if y == -1.0 else NAN)
-    return result if y == y else y
+    tiny = (-TINY < y) & (y < TINY)
+    result = select(tiny, fma(-0.5 * yc, yc, yc), result)
+    result = select(y < INF, result, INF)
+    result = select(y > -1.0, result, select(y == -1.0, -INF, NAN))
+    return select(y == y, result, y)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -370,47 +370,47 @@ def _split_pow2(x: float):
     first scaled by 2⁶⁴, exactly); the float j avoids an int64 → double conversion, which does not vectorise
     without AVX-512."""
     sub = x < 2.0 ** -1000
-    xs = x * 1.8446744073709552e19 if sub else x  # ·2⁶⁴
+    xs = select(sub, x * 1.8446744073709552e19, x)  # ·2⁶⁴
     bits = as_bits(xs)
     m = as_double((bits & MANTISSA_MASK) | ONE_BITS)
-    j = (bits >> 52) - (1087 if sub else 1023)
-    jf = as_double((bits >> 52) | TWO52_BITS) - (TWO52 + 1087.0 if sub else TWO52 + 1023.0)  # exact
+    j = (bits >> 52) - select(sub, 1087, 1023)
+    jf = as_double((bits >> 52) | TWO52_BITS) - select(sub, TWO52 + 1087.0, TWO52 + 1023.0)  # exact
     return m, j, jf
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _amplify_core(eps: float, eta_n: float, j: int, jf: float, zero: bool) -> float:
     """``amplify`` for η = 2^j·eta_n, eta_n ∈ [1, 2) (0 if ``zero``)."""
-    ec = eps if eps < 1400.0 else 1400.0
+    ec = select(eps < 1400.0, eps, 1400.0)
     k, kf, r, h1, corr = _exp_reduce_estrin(ec)
     low = kf <= 53.0
-    inv_scale = as_double((1023 - (k if kf <= 1000.0 else 0)) << 52)  # 2^{−k} (k ≤ 1000; else unused)
-    a_hi = (1.0 - inv_scale) if low else 1.0  # 1 − 2^{−k} = a_hi + a_lo
-    a_lo = 0.0 if low else (-inv_scale if kf <= 1000.0 else 0.0)
+    inv_scale = as_double((1023 - select(kf <= 1000.0, k, 0)) << 52)  # 2^{−k} (k ≤ 1000; else unused)
+    a_hi = select(low, 1.0 - inv_scale, 1.0)  # 1 − 2^{−k} = a_hi + a_lo
+    a_lo = select(low, 0.0, select(kf <= 1000.0, -inv_scale, 0.0))
     s_hi, s_lo = _exp_combine2(a_hi, a_lo, r, h1, corr)
     # σ below 2⁻⁸⁰⁰ (ε < 2⁻⁸⁰⁰) is scaled by 2²⁰⁰ (exact) and the exponent lowered by 200, so that the exact
     # product below never has an error term near the underflow threshold
     small = s_hi < 2.0 ** -800
-    s_hi = s_hi * 2.0 ** 200 if small else s_hi
-    s_lo = s_lo * 2.0 ** 200 if small else s_lo
-    kj = k + j - (200 if small else 0)
+    s_hi = select(small, s_hi * 2.0 ** 200, s_hi)
+    s_lo = select(small, s_lo * 2.0 ** 200, s_lo)
+    kj = k + j - select(small, 200, 0)
     kjf = kf + jf
     p, e = _exact_product(eta_n, s_hi)  # eta_n·s_hi = p + e
     lo = fma(eta_n, s_lo, e)
     over = kjf > 1000.0
-    kjc = 1000 if over else kj  # ∈ [−1274, 1000]
+    kjc = select(over, 1000, kj)  # ∈ [−1274, 1000]
     half = kjc >> 1  # two factors, each a normal power of two
     f1 = as_double((half + 1023) << 52)
     f2 = as_double((kjc - half + 1023) << 52)
     y_hi = (p * f1) * f2
     y_lo = (lo * f1) * f2
-    y_hi = 0.0 if zero else y_hi
-    y_lo = 0.0 if zero else y_lo
-    extra = (kjf - 1000.0) if over else 0.0
+    y_hi = select(zero, 0.0, y_hi)
+    y_lo = select(zero, 0.0, y_lo)
+    extra = select(over, kjf - 1000.0, 0.0)
     result = _log1p_core(y_hi, y_lo, extra)
-    result = (y_hi + fma(-0.5 * y_hi, y_hi, y_lo)) if (y_hi < TINY and extra == 0.0) else result
+    result = select((y_hi < TINY) & (extra == 0.0), y_hi + fma(-0.5 * y_hi, y_hi, y_lo), result)
     result = result + (eps - ec)
-    return result if eps < INF else eps
+    return select(eps < INF, result, eps)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -482,9 +482,9 @@ def amplify_quotient(eps: float, num: float, den: float) -> float:
     m_den, j_den, jf_den = _split_pow2(den)
     q = m_num / m_den  # ∈ (½, 2)
     below = q < 1.0
-    eta_n = q * 2.0 if below else q
-    j = j_num - j_den - (1 if below else 0)
-    jf = jf_num - jf_den - (1.0 if below else 0.0)
+    eta_n = select(below, q * 2.0, q)
+    j = j_num - j_den - select(below, 1, 0)
+    jf = jf_num - jf_den - select(below, 1.0, 0.0)
     return _amplify_core(eps, eta_n, j, jf, num == 0.0)
 
 
@@ -514,15 +514,15 @@ def exp(x: float) -> float:
 
         |error| ≤ u + 0.096u + 0.033u + 0.012u ≤ 1.141u ≤ 1.16u.
     """
-    xc = x if x > -746.0 else -746.0
-    xc = xc if xc < 710.0 else 710.0
+    xc = select(x > -746.0, x, -746.0)
+    xc = select(xc < 710.0, xc, 710.0)
     k, kf, r, h1, corr = _exp_reduce(xc)
     m = _exp_combine(1.0, 0.0, 1.0, r, h1, corr)
     half = k >> 1
     f1 = as_double((half + 1023) << 52)
     f2 = as_double((k - half + 1023) << 52)
     result = (m * f1) * f2
-    return result if x == x else x
+    return select(x == x, result, x)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -542,12 +542,12 @@ def log(x: float) -> float:
     smaller |f| (V/ln x = O(f²)).  ``log1p``'s restriction |y| ≥ 2⁻²⁷ only served the T/S terms.  So ≤ 1.34u
     everywhere, as ``log1p``.  Checked against 50-digit mpmath in tests/numeric/test_elementary.py, near 1 too.
     """
-    xc = x if 0.0 < x < INF else 1.0  # the special values are selected at the end (no exception in plain Python)
+    xc = select((0.0 < x) & (x < INF), x, 1.0)  # the special values are selected at the end (no exception in plain Python)
     m, j, jf = _split_pow2(xc)
     result = _log1p_core(m - 1.0, 0.0, jf)
-    result = result if x < INF else INF
-    result = result if x > 0.0 else (-INF if x == 0.0 else NAN)
-    return result if x == x else x
+    result = select(x < INF, result, INF)
+    result = select(x > 0.0, result, select(x == 0.0, -INF, NAN))
+    return select(x == x, result, x)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -556,7 +556,7 @@ def two_product(a: float, b: float):
     Dekker's product, ``HAS_FMA``, so the same (p, e); e = 0 where p is not finite), branch-free:
     :func:`_exact_product` plus the guard for an infinite or NaN p."""
     p, e = _exact_product(a, b)
-    e = e if (p - p) == 0.0 else 0.0  # p inf or NaN
+    e = select((p - p) == 0.0, e, 0.0)  # p inf or NaN
     return p, e
 
 
@@ -566,11 +566,11 @@ def mul_up(a: float, b: float) -> float:
     p ≥ 0 is the double whose bit pattern is one more, inf stays inf; ``next_up`` is plain arithmetic), bit
     for bit the same result."""
     p, e = two_product(a, b)
-    stepped = as_double(as_bits(p) + 1) if p < INF else p
-    stepped = stepped if (a != 0.0 and b != 0.0) else p
+    stepped = select(p < INF, as_double(as_bits(p) + 1), p)
+    stepped = select((a != 0.0) & (b != 0.0), stepped, p)
     near = p + p * 1.6653345369377348e-16  # numeric.special.next_up (3·2⁻⁵⁴)
-    near = near if e > 0.0 else p
-    return near if EXACT_SPLIT_MIN < p < EXACT_SPLIT_MAX else stepped
+    near = select(e > 0.0, near, p)
+    return select((EXACT_SPLIT_MIN < p) & (p < EXACT_SPLIT_MAX), near, stepped)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -590,8 +590,8 @@ def exp_mul_scaled(scale: float, a: float, b: float, tail: float) -> float:
     e·LN2_LO + ln(mant) + tail; exp(head)·exp(rest), with ``log`` and ``exp`` above (≤ 1.34u, ≤ 1.16u)."""
     m, j, jf = _split_pow2(scale)
     high = m > SQRT2
-    mant = m * 0.5 if high else m
-    expo = jf + 1.0 if high else jf
+    mant = select(high, m * 0.5, m)
+    expo = select(high, jf + 1.0, jf)
     hi, lo = two_product(a, b)
     eh = expo * LN2_HI
     head = eh + hi
@@ -599,15 +599,6 @@ def exp_mul_scaled(scale: float, a: float, b: float, tail: float) -> float:
     err = (eh - (head - bb)) + (hi - bb)
     rest = err + lo + expo * LN2_LO + log(mant) + tail
     return exp(head) * exp(rest)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def select(condition: bool, if_true: float, if_false: float) -> float:
-    """``if_true if condition else if_false`` with both arguments already evaluated: the generated T7/T12 δ
-    kernels print their branches as nested ``select`` calls, so every branch is computed for every point and
-    LLVM sees selects, not a chain of conditional blocks (which, with five branches, it did not if-convert:
-    the loop stayed scalar).  The same values as the lazy chain (each branch is a pure function)."""
-    return if_true if condition else if_false
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -648,7 +639,7 @@ def _exp_reduce_estrin(xc: float):
     r = fma(-kf, LN2_LO, r_hi)  # r_hi − k·LN2_LO rounded once
     rr = fma(-kf, LN2_LO, r_hi - r)  # its rounding error, within u·|k·LN2_LO| + u|rr| (see above)
     rsq, rsq_err = _exact_product(r, r)
-    rsq_err = rsq_err if (r > 2.0 ** -400 or r < -(2.0 ** -400)) else 0.0
+    rsq_err = select((r > 2.0 ** -400) | (r < -(2.0 ** -400)), rsq_err, 0.0)
     h1 = 0.5 * rsq
     h2 = 0.5 * rsq_err
     r4 = rsq * rsq
@@ -669,11 +660,11 @@ def _expm1_scaled(x: float):
     relative ≤ 2^{−1000}, and 2^{−K} is returned as 0."""
     k, kf, r, h1, corr = _exp_reduce_estrin(x)
     low = kf <= 53.0
-    inv_scale = as_double((1023 - (k if kf <= 1000.0 else 0)) << 52)
-    a_hi = (1.0 - inv_scale) if low else 1.0
-    a_lo = 0.0 if low else (-inv_scale if kf <= 1000.0 else 0.0)
+    inv_scale = as_double((1023 - select(kf <= 1000.0, k, 0)) << 52)
+    a_hi = select(low, 1.0 - inv_scale, 1.0)
+    a_lo = select(low, 0.0, select(kf <= 1000.0, -inv_scale, 0.0))
     s_hi, s_lo = _exp_combine2(a_hi, a_lo, r, h1, corr)
-    return s_hi, s_lo, k, (inv_scale if kf <= 1000.0 else 0.0)
+    return s_hi, s_lo, k, select(kf <= 1000.0, inv_scale, 0.0)
 
 
 GROUP_DELTA_BOUND_U = 5.8
@@ -712,19 +703,19 @@ def group_delta(delta: float, k: float, eps: float) -> float:
     """
     p, e = two_product(k, eps)
     big = not p <= GROUP_CAP  # also p = inf or NaN
-    pc = p if p <= GROUP_CAP else GROUP_CAP
+    pc = select(p <= GROUP_CAP, p, GROUP_CAP)
     n_hi, n_lo, kn, inv_n = _expm1_scaled(pc)
     num = n_hi + fma(n_hi + inv_n, e, n_lo)
-    ec = eps if eps <= GROUP_CAP else GROUP_CAP
+    ec = select(eps <= GROUP_CAP, eps, GROUP_CAP)
     d_hi, _d_lo, kd, inv_d = _expm1_scaled(ec)
     den = d_hi  # = fl(d_hi + d_lo): d_lo is the exact remainder of d_hi's rounding to nearest (a tie: d_hi even)
-    den = den if den > 0.0 else 1.0  # ε = 0 (the value is not used there; no ZeroDivisionError in plain Python)
+    den = select(den > 0.0, den, 1.0)  # ε = 0 (the value is not used there; no ZeroDivisionError in plain Python)
     m, j, jf = _split_pow2(delta)
     q = m * (num / den)
     s = kn - kd + j
-    s = 1100 if s > 1100 else s
+    s = select(s > 1100, 1100, s)
     half = s >> 1
     f1 = as_double((half + 1023) << 52)
     f2 = as_double((s - half + 1023) << 52)
     result = (q * f1) * f2
-    return INF if big else result
+    return select(big, INF, result)

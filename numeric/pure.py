@@ -113,8 +113,13 @@ def _bitcast_to_int(x: float) -> int:
     return struct.unpack("<q", struct.pack("<d", x))[0]
 
 
-# by the intrinsic's name: numeric.special.fma, numeric.elementary's two bit casts
-INTRINSICS: dict[str, Callable] = {"fma": _fma, "_bitcast_to_double": _bitcast_to_double,
+def _select(condition: Any, if_true: Any, if_false: Any) -> Any:
+    """``numeric.special.select``: both operands were evaluated by the caller (as in compiled code)."""
+    return if_true if condition else if_false
+
+
+# by the intrinsic's name: numeric.special.fma and select, numeric.elementary's two bit casts
+INTRINSICS: dict[str, Callable] = {"fma": _fma, "select": _select, "_bitcast_to_double": _bitcast_to_double,
                                    "_bitcast_to_int": _bitcast_to_int}
 
 

@@ -93,6 +93,38 @@ def fma(typingctx, a, b, c):
     return sig, codegen
 
 
+@intrinsic
+def select(typingctx, condition, if_true, if_false):
+    """``if_true if condition else if_false`` with both operands already evaluated: one LLVM ``select``.
+
+    Why (issue 20): numba lowers a conditional expression to a branch — three basic blocks each — and a kernel
+    numba inlines (``inline="always"``: the libm-free functions of ``numeric.elementary`` inlined into the
+    array loops) is copied block by block, each block copying the function's whole variable scope: the copies
+    grow as blocks × variables and were most of a loop's compile time.  A ``select`` is one instruction in one
+    block.  Same value as the conditional expression wherever both operands are defined (numba's numpy error
+    model: no operand raises; LLVM's ``select`` ignores whatever the other operand holds), and what LLVM's
+    if-conversion made of the branch anyway before vectorising.  The plain-Python tier (``numeric.pure``)
+    evaluates both operands too, then picks one: an operand that raises there sends the call to the compiled
+    kernel, as any exception of that tier does.  The operands' types are unified (a literal and an int64 give
+    an int64); the condition is read as a boolean.
+
+    The generated T7/T12 δ kernels print their branches as nested ``select`` calls (imported from
+    ``numeric.elementary``), so every branch is computed for every point and LLVM sees selects, not a chain of
+    conditional blocks (which, with five branches, it did not if-convert: the loop stayed scalar); the same
+    values as the lazy chain (each branch is a pure function)."""
+    result = typingctx.unify_types(types.unliteral(if_true), types.unliteral(if_false))
+    if result is None or not isinstance(result, (types.Float, types.Integer, types.Boolean)):
+        return None  # numba then reports "no implementation" for these argument types
+
+    def codegen(context, builder, signature, args):
+        condition_value = context.cast(builder, args[0], signature.args[0], types.boolean)
+        a = context.cast(builder, args[1], signature.args[1], result)
+        b = context.cast(builder, args[2], signature.args[2], result)
+        return builder.select(condition_value, a, b)
+
+    return result(condition, if_true, if_false), codegen
+
+
 def _host_has_fma() -> bool:
     try:
         import llvmlite.binding as llvm

@@ -135,6 +135,7 @@ def plain_python(dispatcher):
 
     namespace = dict(vars(elementary))
     namespace["fma"] = INTRINSICS["fma"]  # the exact plain-Python fma numeric.pure runs (an intrinsic otherwise)
+    namespace["select"] = INTRINSICS["select"]  # likewise numeric.special.select
     for name, value in vars(elementary).items():
         if hasattr(value, "py_func"):
             namespace[name] = types.FunctionType(value.py_func.__code__, namespace, name)

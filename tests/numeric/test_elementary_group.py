@@ -2,6 +2,7 @@
 and select (issue 14: a libm-free T7/T12 δ): measured error ≤ the derived bound against mpmath, special values, the plain-Python route
 bit-identical to the compiled one, mul_up bit-identical to numeric.special.mul_up."""
 import math
+import struct
 
 import mpmath as mp
 import numpy as np
@@ -64,7 +65,7 @@ def test_mul_up_is_numeric_special_mul_up_bit_for_bit():
     b = 10 ** RNG.uniform(-323, 300, 300)
     pairs = list(zip(a, b)) + [(0.0, 1.0), (2.0, 0.0), (3.0, 5e-324), (1e300, 1e300), (2.0 ** 53, 1e300), (7.0, 0.1)]
     for x, y in pairs:
-        assert mul_up(float(x), float(y)) == special.mul_up(float(x), float(y)) == mul_up.py_func(float(x), float(y))
+        assert mul_up(float(x), float(y)) == special.mul_up(float(x), float(y)) == plain_python(mul_up)(float(x), float(y))
         assert mp.mpf(mul_up(float(x), float(y))) >= mp.mpf(float(x)) * mp.mpf(float(y))
 
 
@@ -103,15 +104,39 @@ def test_exp_mul_scaled_within_the_t7_log_space_budget():
 def test_plain_python_route_is_bit_identical():
     xs = list(RNG.uniform(-745, 709.7, 40)) + list(10 ** RNG.uniform(-320, 300, 40))
     for x in xs:
-        assert exp.py_func(x) == exp(x) or (math.isnan(exp(x)) and math.isnan(exp.py_func(x)))
+        assert plain_python(exp)(x) == exp(x) or (math.isnan(exp(x)) and math.isnan(plain_python(exp)(x)))
         if x > 0:
-            assert log.py_func(x) == log(x)
+            assert plain_python(log)(x) == log(x)
     for a, b in zip(np.floor(10 ** RNG.uniform(0, 6, 40)), 10 ** RNG.uniform(-8, 2.8, 40)):
         if a * b > 709.0:  # beyond, inf + inf·lo (NaN for lo < 0), as numeric.special.expm1_mul
             continue
-        assert expm1_mul.py_func(float(a), float(b)) == expm1_mul(float(a), float(b))
-        assert exp_mul_scaled.py_func(1e-300, float(a), float(b), 3.0) == exp_mul_scaled(1e-300, float(a), float(b), 3.0)
-    assert select(True, 1.0, 2.0) == 1.0 and select(False, 1.0, 2.0) == 2.0
+        assert plain_python(expm1_mul)(float(a), float(b)) == expm1_mul(float(a), float(b))
+        assert plain_python(exp_mul_scaled)(1e-300, float(a), float(b), 3.0) == exp_mul_scaled(1e-300, float(a), float(b), 3.0)
+    plain_select = plain_python(exp).__globals__["select"]  # numeric.pure's stand-in for the intrinsic
+    assert plain_select(True, 1.0, 2.0) == 1.0 and plain_select(False, 1.0, 2.0) == 2.0
+
+
+def test_select_is_the_conditional_expression():
+    """numeric.special.select (an intrinsic: one LLVM select) against the conditional expression, compiled,
+    for the operand kinds the kernels use: doubles (NaN, ±0, ±inf kept bit for bit), int64 with a literal."""
+    from numba import njit
+
+    @njit(error_model="numpy")
+    def pick_float(c, a, b):
+        return select(c, a, b)
+
+    @njit(error_model="numpy")
+    def pick_int(c, k):
+        return select(c, 1023, k) + select(c > 0.5, 1, 2)  # literal and int64; a comparison as the condition
+
+    values = [0.0, -0.0, 1.5, -2.0, math.inf, -math.inf, math.nan, 5e-324]
+    for c in (True, False):
+        for a in values:
+            for b in values:
+                got, want = pick_float(c, a, b), (a if c else b)
+                assert struct.pack("<d", got) == struct.pack("<d", want), (c, a, b)
+        assert pick_int(c, -7) == (1023 if c else -7) + (1 if c > 0.5 else 2)
+    assert isinstance(pick_int(True, 3), int)
 
 
 def group_reference(dlt: float, k: float, eps: float) -> mp.mpf:
