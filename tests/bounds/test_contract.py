@@ -331,12 +331,19 @@ def _grid_kernels():
                         "rate": accuracy.RATES, "k": accuracy.GROUPS, "sensitivity": accuracy.GROUPS}
                 free = [a for a in args if a not in ("m", "n")]
                 sizes = accuracy.SIZES if "m" in args else [()]
+                factors = [axes[a] for a in free] + [sizes]
+                # the same spread subset as slicing the whole product (up to ~10⁵ points for T11), built only
+                # at the points kept
+                step = max(1, math.prod(map(len, factors)) // 60)
                 points = []
-                for combo in itertools.product(*[axes[a] for a in free], sizes):
+                for combo in itertools.islice(itertools.product(*factors), 0, None, step):
                     values = dict(zip(free, combo[:-1]))
                     values.update(zip(("m", "n"), map(float, combo[-1])))
                     points.append(tuple(values[a] for a in args))
-            points = points[:: max(1, len(points) // 60)]
+                step = 1
+            else:
+                step = max(1, len(points) // 60)
+            points = points[::step]
             if tid in ("T3", "T4"):
                 points = [p for p in points if p[args.index("m")] <= 10 ** 4]
             yield tid, output, spec["kernel"], args, points
@@ -408,6 +415,15 @@ def test_gaussian_sigma_subnormal_delta():
                 assert _gaussian_delta_mp(mp.mpf(eps), 1 / mp.mpf(sigma * (1 - 1e-9))) > mp.mpf(delta)
 
 
+def _exact_and_block_sums(epsilon, delta, m, n):
+    """(the exact scan, the block sum + tails) of numeric.with_replacement's black-box sums (the module's
+    functions bound to the globals below by the test, then compiled)."""
+    lo, hi, tails = _WR_CUTOFFS(m, 1.0 / n)
+    exact = _WR_EXACT(_WR_BARE, epsilon, delta, m, n)[0]
+    blocks = _WR_BLOCKS(_WR_BARE, epsilon, delta, m, 1.0 / n, lo, hi)[0] + tails
+    return exact, blocks
+
+
 def test_with_replacement_block_sum_is_an_upper_bound():
     """The block summation used for huge windows (numeric.with_replacement.bare_block_sum) bounds the exact scan
     from above and stays within 1e-3 of it, on windows small enough to scan (compiled through a wrapper with
@@ -416,14 +432,13 @@ def test_with_replacement_block_sum_is_an_upper_bound():
 
     # the black-box (BARE) sums the kernels call: binomial_sum/block_sum dispatch to these for BARE, and would
     # compile the white-box (Gaussian, Laplace) sums too
-    from numeric.with_replacement import BARE, bare_binomial_sum, bare_block_sum, cutoffs
+    import numeric.with_replacement as wr
 
-    @njit(error_model="numpy")
-    def both(epsilon, delta, m, n):
-        lo, hi, tails = cutoffs(m, 1.0 / n)
-        exact = bare_binomial_sum(BARE, epsilon, delta, m, n)[0]
-        blocks = bare_block_sum(BARE, epsilon, delta, m, 1.0 / n, lo, hi)[0] + tails
-        return exact, blocks
+    global _WR_BARE, _WR_EXACT, _WR_BLOCKS, _WR_CUTOFFS
+    _WR_BARE, _WR_EXACT, _WR_BLOCKS, _WR_CUTOFFS = wr.BARE, wr.bare_binomial_sum, wr.bare_block_sum, wr.cutoffs
+    # module level and cached (≈ 1.5 s of compilation on every run before); numba's cache directory is named
+    # after a hash of numeric's sources (numeric.cache_directories), so an edit of the inlined sums recompiles
+    both = njit(error_model="numpy", cache=True)(_exact_and_block_sums)
 
     for epsilon, delta, m, n in [(1e-6, 1e-12, 1e6, 10.0), (1e-4, 0.0, 1e5, 3.0), (0.01, 1e-9, 3e5, 1000.0)]:
         exact, blocks = both(epsilon, delta, m, n)

@@ -9,6 +9,7 @@ pessimistic bound exceeds the certified ε (the margin is computed, not tuned to
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath
@@ -42,6 +43,14 @@ def _tail_probabilities(mech, pmf0: dict, pmf1: dict) -> list[tuple[int, float, 
     return out
 
 
+@functools.cache
+def _limit(k: int, n: int, side: str) -> float:
+    """The one-sided Clopper–Pearson limit at α/4 (lower or upper) of k events in n: computed once per
+    (k, n, side) in this module (the four statements of the thresholds repeat counts: 128 distinct of 352
+    limits in two of the designs)."""
+    return clopper_pearson(k, n, confidence=1 - 0.05 / 4, side=side)[0 if side == "lower" else 1]
+
+
 def _pessimistic(p1: float, p0: float, n: int) -> float:
     """The ε lower bound of one statement ln(p_a,lo / p_b,hi) (Clopper–Pearson at α/4 per limit, as in
     :func:`epsilon_lower_bound`), from counts n·p moved Z standard deviations against the refutation, for
@@ -50,8 +59,8 @@ def _pessimistic(p1: float, p0: float, n: int) -> float:
     for a, b in ((p1, p0), (p0, p1), (1 - p1, 1 - p0), (1 - p0, 1 - p1)):
         k_a = max(0, math.floor(n * a - Z * math.sqrt(n * a * (1 - a))))
         k_b = min(n, math.ceil(n * b + Z * math.sqrt(n * b * (1 - b))))
-        lo = clopper_pearson(k_a, n, confidence=1 - 0.05 / 4, side="lower")[0]
-        hi = clopper_pearson(k_b, n, confidence=1 - 0.05 / 4, side="upper")[1]
+        lo = _limit(k_a, n, "lower")
+        hi = _limit(k_b, n, "upper")
         if lo > 0:
             best = max(best, math.log(lo / hi))
     return best
