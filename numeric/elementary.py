@@ -355,7 +355,8 @@ def log1p(y: float) -> float:
 
     Monotone non-decreasing on every sample the tests try (not proven).
     """
-    yc = select((-1.0 < y) & (y < INF), y, 0.0)  # the special values are selected at the end (no ÷0 in plain Python)
+    # the special values are selected at the end (no ÷0 in plain Python)
+    yc = select((-1.0 < y) & (y < INF), y, 0.0)
     result = _log1p_core(yc, 0.0, 0.0)
     tiny = (-TINY < y) & (y < TINY)
     result = select(tiny, fma(-0.5 * yc, yc, yc), result)
@@ -542,7 +543,8 @@ def log(x: float) -> float:
     smaller |f| (V/ln x = O(f²)).  ``log1p``'s restriction |y| ≥ 2⁻²⁷ only served the T/S terms.  So ≤ 1.34u
     everywhere, as ``log1p``.  Checked against 50-digit mpmath in tests/numeric/test_elementary.py, near 1 too.
     """
-    xc = select((0.0 < x) & (x < INF), x, 1.0)  # the special values are selected at the end (no exception in plain Python)
+    # the special values are selected at the end (no exception in plain Python)
+    xc = select((0.0 < x) & (x < INF), x, 1.0)
     m, j, jf = _split_pow2(xc)
     result = _log1p_core(m - 1.0, 0.0, jf)
     result = select(x < INF, result, INF)

@@ -64,8 +64,9 @@ def test_mul_up_is_numeric_special_mul_up_bit_for_bit():
     a = np.floor(10 ** RNG.uniform(0, 15.9, 300))
     b = 10 ** RNG.uniform(-323, 300, 300)
     pairs = list(zip(a, b)) + [(0.0, 1.0), (2.0, 0.0), (3.0, 5e-324), (1e300, 1e300), (2.0 ** 53, 1e300), (7.0, 0.1)]
+    plain_mul_up = plain_python(mul_up)
     for x, y in pairs:
-        assert mul_up(float(x), float(y)) == special.mul_up(float(x), float(y)) == plain_python(mul_up)(float(x), float(y))
+        assert mul_up(float(x), float(y)) == special.mul_up(float(x), float(y)) == plain_mul_up(float(x), float(y))
         assert mp.mpf(mul_up(float(x), float(y))) >= mp.mpf(float(x)) * mp.mpf(float(y))
 
 
@@ -102,17 +103,19 @@ def test_exp_mul_scaled_within_the_t7_log_space_budget():
 
 
 def test_plain_python_route_is_bit_identical():
+    plain_exp, plain_log, plain_expm1_mul, plain_exp_mul_scaled = (plain_python(f) for f in
+                                                                   (exp, log, expm1_mul, exp_mul_scaled))
     xs = list(RNG.uniform(-745, 709.7, 40)) + list(10 ** RNG.uniform(-320, 300, 40))
     for x in xs:
-        assert plain_python(exp)(x) == exp(x) or (math.isnan(exp(x)) and math.isnan(plain_python(exp)(x)))
+        assert plain_exp(x) == exp(x) or (math.isnan(exp(x)) and math.isnan(plain_exp(x)))
         if x > 0:
-            assert plain_python(log)(x) == log(x)
+            assert plain_log(x) == log(x)
     for a, b in zip(np.floor(10 ** RNG.uniform(0, 6, 40)), 10 ** RNG.uniform(-8, 2.8, 40)):
         if a * b > 709.0:  # beyond, inf + inf·lo (NaN for lo < 0), as numeric.special.expm1_mul
             continue
-        assert plain_python(expm1_mul)(float(a), float(b)) == expm1_mul(float(a), float(b))
-        assert plain_python(exp_mul_scaled)(1e-300, float(a), float(b), 3.0) == exp_mul_scaled(1e-300, float(a), float(b), 3.0)
-    plain_select = plain_python(exp).__globals__["select"]  # numeric.pure's stand-in for the intrinsic
+        assert plain_expm1_mul(float(a), float(b)) == expm1_mul(float(a), float(b))
+        assert plain_exp_mul_scaled(1e-300, float(a), float(b), 3.0) == exp_mul_scaled(1e-300, float(a), float(b), 3.0)
+    plain_select = plain_exp.__globals__["select"]  # numeric.pure's stand-in for the intrinsic
     assert plain_select(True, 1.0, 2.0) == 1.0 and plain_select(False, 1.0, 2.0) == 2.0
 
 
