@@ -14,9 +14,8 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
-import tempfile
+
+from bench_one_route import cold_cpu  # the same fresh-cache child process
 
 CHILD = r"""
 import json, time
@@ -44,12 +43,7 @@ print(json.dumps(out))
 
 def cold(tree: str) -> dict:
     """Per-call CPU seconds and values of one child on ``tree`` with a fresh, empty numba cache."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, PYTHONPATH=tree, NUMBA_CACHE_DIR=cache)
-        run = subprocess.run([sys.executable, "-c", CHILD], cwd=tree, env=env, capture_output=True, text=True)
-        if run.returncode:
-            raise RuntimeError(run.stderr[-800:])
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    return json.loads(cold_cpu(tree, CHILD)[1].splitlines()[-1])
 
 
 def main() -> None:

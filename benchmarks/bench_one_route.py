@@ -28,11 +28,12 @@ print(g, h)
 """
 
 
-def cold_cpu(tree: str) -> tuple[float, str]:
-    """CPU seconds of one child on ``tree`` with a fresh, empty numba cache, and its output."""
+def cold_cpu(tree: str, child: str = CHILD) -> tuple[float, str]:
+    """CPU seconds of one ``child`` (Python source) on ``tree`` with a fresh, empty numba cache, and its output
+    (also used by bench_compile_loops.py)."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, PYTHONPATH=tree, NUMBA_CACHE_DIR=cache)
-        process = subprocess.Popen([sys.executable, "-c", CHILD], cwd=tree, env=env, stdout=subprocess.PIPE,
+        process = subprocess.Popen([sys.executable, "-c", child], cwd=tree, env=env, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
         _, status, usage = os.wait4(process.pid, 0)
         out = process.stdout.read()
