@@ -249,7 +249,7 @@ def scalar_kernel(spec: str) -> Any:
     function = _JITTED.get(spec)
     if function is None:  # one dispatcher (and one cache entry) for this route and the array loops
         _import_numba()
-        from numba import njit
+        from numeric.jit import njit
 
         # Generated closed forms are short: inlined into the array loops at numba's IR level, so LLVM sees one
         # loop body and can vectorise the libm-free ones (numeric.elementary); called from Python as before.

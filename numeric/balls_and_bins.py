@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numeric.jit import njit
 
 from .composition import ERFC_ULPS, GAUSSIAN, REMOVE, U, profile_up, shifted_mass
 

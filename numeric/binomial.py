@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numeric.jit import njit
 
 from .special import EXACT_SPLIT_MAX, EXACT_SPLIT_MIN, two_product
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numeric.jit import njit
 
 from .subsampled_profiles import ADD, GAUSSIAN, LAPLACE, REMOVE, delta_up  # noqa: F401
 

@@ -52,8 +52,10 @@ from __future__ import annotations
 import struct
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic, overload
+
+from numeric.jit import njit
 
 from .special import HAS_FMA, fma, select
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numeric.jit import njit
 
 from .erfcx_table import DEGREE as POLY_DEGREE
 from .erfcx_table import STEP as POLY_STEP, TABLE as POLY_TABLE

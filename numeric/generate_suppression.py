@@ -59,7 +59,7 @@ def render() -> str:
     from symbolic.suppression import STABLE, STABLE_ARGS, cubic_numerators
 
     printer = _Printer({"fully_qualified_modules": True})
-    parts = [HEADER, "import math\n\n", "from numba import njit\n\n",
+    parts = [HEADER, "import math\n\n", "from numeric.jit import njit\n\n",
              "from numeric.special import amplify_large  # noqa: F401\n"]
     for index, (name, (coeffs, _, _)) in enumerate(cubic_numerators().items(), start=1):
         parts.append(f"\n\n@njit(cache=True)\ndef cubic{index}(q, r, m, d):\n"

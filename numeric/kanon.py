@@ -63,7 +63,9 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
-from numba import njit, objmode
+from numba import objmode
+
+from numeric.jit import njit
 
 from .binomial import U, bd0_with_error, log_pmf_with_error
 from .special import up

@@ -39,9 +39,12 @@ import numpy as np
 from numeric import _import_numba
 
 _import_numba()  # numba without its BLAS probe importing scipy.linalg, whoever imports this module first
-from numba import njit, prange  # noqa: E402
+from numba import prange  # noqa: E402
 from numba import types as nbtypes  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
+
+from numeric.jit import njit  # noqa: E402
+from numeric.special import select  # noqa: E402
 
 kernel: Any = None  # a placeholder: each loop's copy of a template has the real kernel in its own globals
 kernel0: Any = None  # likewise, the two kernels of a fused loop
@@ -84,8 +87,10 @@ def _inside(v, lo, hi, any_value):  # pragma: no cover -- compiled
 
 @njit(inline="always")
 def _pick(index, v0, v1, v2, v3):  # pragma: no cover -- compiled
-    """v_index; ``index`` is a compile-time constant in a fused loop, so this folds to one of the four."""
-    return v0 if index == 0 else (v1 if index == 1 else (v2 if index == 2 else v3))
+    """v_index; ``index`` is a compile-time constant in a fused loop, so this folds to one of the four.  Selects,
+    not conditional expressions: numba copies an inlined function block by block, and each conditional expression
+    is three blocks (``numeric.special.select``)."""
+    return select(index == 0, v0, select(index == 1, v1, select(index == 2, v2, v3)))
 
 
 @njit(inline="always")

@@ -9,7 +9,7 @@ each term is an upper bound of its exact value and only the weights and the sum 
 """
 from __future__ import annotations
 
-from numba import njit
+from numeric.jit import njit
 
 from .special import up
 from .with_replacement import white_box_binomial_sum

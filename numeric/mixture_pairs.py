@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numeric.jit import njit
 
 from .composition import ERFC_ULPS, U, _certified, pair_masses, profile_up
 

@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numeric.jit import njit
 
 from ._generated.suppression_cubics import cubic1, cubic2, lambda1, lambda2, lambda3
 from .budgets import BUDGETS

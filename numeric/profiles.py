@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numeric.jit import njit
 
 from .erfcx import erfcx, erfcx_diff
 from .special import down, spacing, two_product, up

@@ -17,9 +17,11 @@ import math
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
+
+from numeric.jit import njit
 
 LN2_HI = 6.93147180369123816490e-01  # 0x3FE62E42FEE00000: e * LN2_HI is exact for |e| < 2**20
 LN2_LO = 1.90821492927058770002e-10  # ln 2 − LN2_HI

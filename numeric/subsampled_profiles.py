@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numeric.jit import njit
 
 from .erfcx import erfcx, erfcx_diff
 from .expm1_table import HALF_WIDTH as EM1_HALF, STEP as EM1_STEP, TABLE as EM1_TABLE

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numeric.jit import njit
 
 from .binomial import U, bd0_with_error, log_pmf_with_error, stirlerr
 from .special import up
