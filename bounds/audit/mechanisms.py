@@ -25,7 +25,7 @@ import math
 import mpmath
 import numpy as np
 
-from ..procedures._bernoulli import bernoulli
+from ..procedures._bernoulli import bernoulli, uniform_words
 from ._checks import real
 
 __all__ = ["NoisyCount", "RandomizedResponse", "weights_of"]
@@ -118,7 +118,7 @@ class NoisyCount(_Mechanism):
         table = self._magnitude_table()
         # one 64-bit word per output: its top 53 bits make the uniform, its lowest bit the sign, so the
         # stream does not depend on how the runs are chunked
-        raw = rng.integers(0, 2**64 - 1, size=s.shape[0], dtype=np.uint64, endpoint=True)
+        raw = uniform_words(rng, s.shape[0])  # = rng.integers(0, 2**64 - 1, endpoint=True, dtype=np.uint64)
         u = (raw >> np.uint64(11)).astype(np.float64) * 2.0**-53
         magnitude = np.minimum(np.searchsorted(table, u, side="right"), table.size - 1)
         sign = (raw & np.uint64(1)).astype(np.int64) * 2 - 1

@@ -70,6 +70,9 @@ class Scenario:
     expected: float | None = None
     relation: str = "add/remove"
     parameters: dict = field(default_factory=dict)
+    # the library's own procedure drawn ``size`` runs at a time, ``(data, rng, size)`` → (size, n) masks with
+    # rows bit-identical to ``size`` consecutive ``procedure`` calls (None for an implementation under test)
+    _batched: Callable | None = field(default=None, repr=False, compare=False)
 
     def exact(self) -> AuditResult:
         """The exact audit (needs ``keep_probabilities``)."""
@@ -81,10 +84,16 @@ class Scenario:
 
     def monte_carlo(self, trials: int = 100_000, seed: Any = 0, *, confidence: float = 0.95,
                     progress: Callable[[int], None] | None = None, chunk: int = 10_000) -> AuditResult:
-        """A Monte Carlo audit of the procedure's code (``trials`` runs per input)."""
-        return monte_carlo_audit(self.procedure, self.mechanism, self.dataset_0, self.dataset_1,
-                                 claim=self.claim, trials=trials, seed=seed, confidence=confidence,
-                                 output=self.output, progress=progress, chunk=chunk, scenario=self.name)
+        """A Monte Carlo audit of the procedure's code (``trials`` runs per input).
+
+        The library's own procedures run ``chunk`` runs per call (their batched twins: the same procedure, rows
+        bit-identical to one call per run, so the result is the one the per-run calls give); an implementation
+        under test (``sampler=``, ``scores=``, ``suppressor=``) is called once per run."""
+        batched = self._batched is not None
+        return monte_carlo_audit(self._batched if batched else self.procedure, self.mechanism, self.dataset_0,
+                                 self.dataset_1, claim=self.claim, trials=trials, seed=seed, confidence=confidence,
+                                 output=self.output, batched=batched, progress=progress, chunk=chunk,
+                                 scenario=self.name)
 
 
 def _ln1p_scaled(p: Any, epsilon: float) -> float:
@@ -106,8 +115,10 @@ def poisson_rr(epsilon: float = 1.0, rate: float = 0.1, n: int = 100, *,
     D₀ = n − 1 records 0, D₁ = D₀ + one record 1; ``sampler(data, rate, rng=rng)`` → keep mask (default
     :func:`bounds.procedures.poisson_sample`)."""
     from ..procedures import effective_rate, poisson_guarantee, poisson_sample
+    from ..procedures.sampling import _poisson_sample_rows
 
     sample = poisson_sample if sampler is None else sampler
+    rows = None if sampler is not None else (lambda d, rng, size: _poisson_sample_rows(d, rate, rng, size))
     n = count("poisson_rr", "n", n, minimum=2)
     p = effective_rate(rate)
     d0 = np.zeros(n - 1)
@@ -116,7 +127,7 @@ def poisson_rr(epsilon: float = 1.0, rate: float = 0.1, n: int = 100, *,
         d0, np.r_[d0, 1.0], RandomizedResponse(epsilon, weights=_indicator(1.0)),
         poisson_guarantee(epsilon, 0.0, rate), lambda d, rng: sample(d, rate, rng=rng),
         keep_probabilities=lambda d: np.full(len(d), p), expected=_ln1p_scaled(p, epsilon),
-        parameters={"epsilon": epsilon, "rate": rate, "n": n})
+        parameters={"epsilon": epsilon, "rate": rate, "n": n}, _batched=rows)
 
 
 def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callable | None = None) -> Scenario:
@@ -153,10 +164,13 @@ def _suppression(name: str, description: str, d0: Any, d1: Any, metric: Any, m: 
     is given) the Monte Carlo one."""
     import bounds
     from ..procedures import outlier_scores, suppress_outliers
+    from ..procedures.suppression import _suppress_outliers_rows
 
+    rows = None
     if scores is None and suppressor is None:
         score_fn: Callable | None = outlier_scores
         run = lambda d, rng: suppress_outliers(d, metric, m, M, rng=rng).keep  # noqa: E731
+        rows = lambda d, rng, size: _suppress_outliers_rows(d, metric, m, M, rng, size)  # noqa: E731
     else:
         score_fn = scores
         if suppressor is not None:
@@ -166,7 +180,8 @@ def _suppression(name: str, description: str, d0: Any, d1: Any, metric: Any, m: 
     # keep = 1 − score exactly (a float subtraction could round the probability the wrong way)
     keep = None if score_fn is None else (lambda d: [1 - Fraction(float(x)) for x in score_fn(d, metric, m, M)])
     return Scenario(name, description, d0, d1, mechanism, bounds.outlier_score_suppression(epsilon, 0.0, m, M),
-                    run, keep_probabilities=keep, parameters={"epsilon": epsilon, "m": m, "M": M, **parameters})
+                    run, keep_probabilities=keep, parameters={"epsilon": epsilon, "m": m, "M": M, **parameters},
+                    _batched=rows)
 
 
 def _delete_with_scores(name: str, scores: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -285,7 +300,7 @@ def _copies_named(name: str, epsilon: float, m: float, M: float, copies: int, sc
     s = suppression_copies(epsilon, m, M, copies, scores=scores, suppressor=suppressor)
     return Scenario(name, "N copies of x then y at distance 1 (a deletion cascade shows here)", s.dataset_0,
                     s.dataset_1, s.mechanism, s.claim, s.procedure, s.output, s.keep_probabilities, s.expected,
-                    s.relation, s.parameters)
+                    s.relation, s.parameters, s._batched)
 
 
 def fixed_size(epsilon: float = 1.0, rate: float = 0.5, n: int = 10, *, sampler: Callable | None = None
@@ -300,7 +315,7 @@ def fixed_size(epsilon: float = 1.0, rate: float = 0.5, n: int = 10, *, sampler:
     s = poisson_rr(epsilon, rate, n, sampler=sampler)
     return Scenario("fixed-size", "Poisson sampling counted: n − 1 vs n records, mechanism = noisy count",
                     s.dataset_0, s.dataset_1, NoisyCount(epsilon), s.claim, s.procedure, s.output,
-                    s.keep_probabilities, None, s.relation, s.parameters)
+                    s.keep_probabilities, None, s.relation, s.parameters, s._batched)
 
 
 SCENARIOS: dict[str, Callable[..., Scenario]] = {

@@ -38,7 +38,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .._core import ParameterTypeError
-from ._bernoulli import bernoulli
+from ._bernoulli import bernoulli, bernoulli_rows
 from ._checks import count, generator, probability, size_of
 
 __all__ = ["BallsAndBinsBatches", "BatchSampler", "CyclicBatches", "FixedSizeBatches", "PoissonBatches",
@@ -127,6 +127,15 @@ def poisson_sample(n_or_data: Any, rate: Any, *, rng: Any = None) -> np.ndarray:
     n, p = _rates("poisson_sample", n_or_data, rate)
     g = generator("poisson_sample", rng)
     return bernoulli(p, n, g)
+
+
+def _poisson_sample_rows(n_or_data: Any, rate: Any, rng: np.random.Generator, size: int) -> np.ndarray:
+    """The masks of ``size`` consecutive calls ``poisson_sample(n_or_data, rate, rng=rng)`` as the rows of a
+    (size, n) array: the same sampler, inputs checked once, the draws made by ``bernoulli_rows`` (bit-identical
+    rows, the same generator state afterwards; ``tests/bounds/procedures/test_sampling.py``).  The audits'
+    batched route (``bounds.audit.scenarios``); ``rng`` must be a Generator."""
+    n, p = _rates("poisson_sample", n_or_data, rate)
+    return bernoulli_rows(p, n, size, rng)
 
 
 def poisson_guarantee(epsilon: Any, delta: Any, rate: Any) -> Any:

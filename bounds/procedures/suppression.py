@@ -38,7 +38,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._core import ParameterTypeError, _fmt, _short_repr, real
-from ._bernoulli import bernoulli
+from ._bernoulli import bernoulli, bernoulli_rows
 from ._checks import generator, probability
 
 __all__ = ["AbsoluteDifference", "DeterministicSuppression", "Discrete", "Euclidean", "Metric", "Suppression",
@@ -523,6 +523,17 @@ def suppress_outliers(data: Any, metric: Metric, m: Any, M: Any, *, rng: Any = N
     g = generator("suppress_outliers", rng)
     keep = ~bernoulli(scores, scores.shape[0], g)
     return Suppression(keep=keep, scores=scores, data=np.asarray(data), m=lo, M=hi)
+
+
+def _suppress_outliers_rows(data: Any, metric: Metric, m: Any, M: Any, rng: np.random.Generator,
+                            size: int) -> np.ndarray:
+    """The keep masks of ``size`` consecutive runs ``suppress_outliers(data, metric, m, M, rng=rng).keep`` as
+    the rows of a (size, n) array — the same procedure, inputs checked and scores computed once (they are a
+    function of the data alone), the deletions drawn by :func:`bernoulli_rows`: bit-identical rows and the
+    same generator state afterwards (``tests/bounds/procedures/test_outlier_suppression.py``).  The audits'
+    batched route (``bounds.audit.scenarios``); ``rng`` must be a Generator."""
+    _, scores, _, _ = _scores("suppress_outliers", data, metric, m, M)
+    return ~bernoulli_rows(scores, scores.shape[0], size, rng)
 
 
 # ------------------------------------------------------------------------------ deterministic (SPEC T12)

@@ -1,0 +1,166 @@
+"""Fixed-seed outputs of the randomised procedures and audits, as SHA-256 digests (issue 20 item 4).
+
+The per-call speed-ups of ``bounds.procedures`` and ``bounds.audit`` (raw 64-bit words instead of
+``Generator.integers``, checks once per batch, batched twins of the library's procedures) must leave every
+output bit-identical to main's at commit cb57606 — the same Generator stream consumption — so that the
+distribution tests of main (G-tests, enumerations) still apply to the code as it is.  ``STORED`` below was
+produced by running THIS file's :func:`digests` against main's tree::
+
+    git archive cb57606 | tar -x -C /tmp/h18_before
+    PYTHONPATH=/tmp/h18_before python tests/bounds/procedures/stream_cases.py
+
+(it prints the table; the module reads ``bounds`` from whatever tree is first on the path).  The tests
+(``test_streams_unchanged.py`` here and in ``tests/bounds/audit``) recompute the digests with the current
+code, per call and through the batched twins, and compare them with the table.
+"""
+from __future__ import annotations
+
+import hashlib
+from fractions import Fraction
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+
+def _digest(parts: Iterator[Any]) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        a = np.asarray(p)
+        h.update(str(a.dtype).encode() + str(a.shape).encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:32]
+
+
+def _after(rng: np.random.Generator) -> np.ndarray:
+    """The generator's next words: equal iff the state after the calls is the same."""
+    return rng.integers(0, 2**63, size=4, dtype=np.int64)
+
+
+# name → (make the per-call runs from a seed) — each yields arrays; the last one is the generator's next words
+def _poisson(n_or_data: Any, rate: Any, runs: int) -> Callable[[int], Iterator[Any]]:
+    def run(seed: int) -> Iterator[Any]:
+        from bounds.procedures import poisson_sample
+        g = np.random.default_rng(seed)
+        for _ in range(runs):
+            yield poisson_sample(n_or_data, rate, rng=g)
+        yield _after(g)
+    return run
+
+
+def _suppress(data: Any, lo: float, hi: float, m: float, M: float, runs: int) -> Callable[[int], Iterator[Any]]:
+    def run(seed: int) -> Iterator[Any]:
+        from bounds.procedures import AbsoluteDifference, suppress_outliers
+        g = np.random.default_rng(seed)
+        metric = AbsoluteDifference(lo, hi)
+        for _ in range(runs):
+            yield suppress_outliers(data, metric, m, M, rng=g).keep
+        yield _after(g)
+    return run
+
+
+def _bernoulli(p: Any, n: int, runs: int) -> Callable[[int], Iterator[Any]]:
+    def run(seed: int) -> Iterator[Any]:
+        from bounds.procedures._bernoulli import bernoulli
+        g = np.random.default_rng(seed)
+        for _ in range(runs):
+            yield bernoulli(p, n, g)
+        yield _after(g)
+    return run
+
+
+def _simple(make: Callable[[np.random.Generator], Any], runs: int) -> Callable[[int], Iterator[Any]]:
+    def run(seed: int) -> Iterator[Any]:
+        g = np.random.default_rng(seed)
+        for _ in range(runs):
+            yield make(g)
+        yield _after(g)
+    return run
+
+
+def _mechanism(kind: str, eps: float) -> Callable[[int], Iterator[Any]]:
+    def run(seed: int) -> Iterator[Any]:
+        from bounds.audit import NoisyCount, RandomizedResponse
+        mech = (NoisyCount if kind == "noisy" else RandomizedResponse)(eps, weights=lambda d: (d == 1.0).astype(int))
+        data = np.array([0.0, 1.0, 1.0])
+        kept = np.random.default_rng(99).random((3_000, 3)) < 0.5
+        g = np.random.default_rng(seed)
+        for b in (1, 999, 2_000):
+            yield mech.sample(kept[:b], data, g)
+        yield _after(g)
+    return run
+
+
+def _others() -> dict[str, Callable[[int], Iterator[Any]]]:
+    from bounds.procedures import (BallsAndBinsBatches, PoissonBatches, RandomAllocationBatches, mcar,
+                                   sample_with_replacement, sample_without_replacement)
+    return {
+        "swor 10 of 40": _simple(lambda g: sample_without_replacement(40, 10, rng=g), 30),
+        "swr 8 of 5": _simple(lambda g: sample_with_replacement(5, 8, rng=g), 30),
+        "poisson batches": _simple(lambda g: np.concatenate(list(PoissonBatches(30, 0.2, 4).epoch(g))), 10),
+        "balls and bins": _simple(lambda g: np.concatenate(list(BallsAndBinsBatches(20, 4).epoch(g))), 10),
+        "random allocation": _simple(
+            lambda g: np.concatenate(list(RandomAllocationBatches(9, 5, selected=2).epoch(g))), 10),
+        "mcar mask": _simple(lambda g: mcar(0.3, 4).sample(25, g), 10),
+    }
+
+
+def cases() -> dict[str, Callable[[int], Iterator[Any]]]:
+    """Every case: name → run(seed) yielding the outputs of consecutive calls with one generator."""
+    data = np.r_[np.zeros(20), 1.0, 0.25, 0.5]
+    out = {
+        "poisson n=10 p=0.5": _poisson(10, 0.5, 60),
+        "poisson data p=0.1": _poisson(np.zeros(37), 0.1, 60),
+        "poisson n=5 p=1/3": _poisson(5, 1 / 3, 60),
+        "poisson n=1000 p=0.01": _poisson(1000, 0.01, 20),
+        "poisson per-record rates": _poisson(6, [0.0, 1.0, 0.5, 0.1, 2.0**-70, 1 / 3], 60),
+        "poisson p=0 and p=1": _poisson(7, 1.0, 3),
+        "suppress copies": _suppress(data, 0.0, 1.0, 0.1, 0.5, 60),
+        "suppress m=M": _suppress(data, 0.0, 2.0, 0.3, 0.3, 40),
+        "bernoulli 1/3 Fraction": _bernoulli(Fraction(1, 3), 50, 20),
+        "bernoulli per-draw 70000": _bernoulli(np.linspace(0.0, 1.0, 70_000), 70_000, 2),
+        "noisy count eps=0.7": _mechanism("noisy", 0.7),
+        "randomized response eps=1": _mechanism("rr", 1.0),
+        "randomized response eps=9": _mechanism("rr", 9.0),
+    }
+    out.update(_others())
+    return out
+
+
+SEEDS = (0, 1, 20261202)
+
+
+def digests() -> dict[str, str]:
+    return {name: _digest(part for seed in SEEDS for part in run(seed)) for name, run in cases().items()}
+
+
+def audit_digests() -> dict[str, str]:
+    """Monte Carlo audits of every built-in scenario (its own procedure) and of a procedure passed in."""
+    from bounds.audit import NoisyCount, monte_carlo_audit, scenario
+    from bounds.procedures import poisson_sample
+
+    out = {}
+    for name, kw in [("poisson-rr", {}), ("poisson-rr", dict(rate=1 / 3, n=7)), ("swor-rr", {}),
+                     ("suppression-copies", {}), ("suppression-star", {}), ("normalisation", {}),
+                     ("self-exclusion", {}), ("recompute", {}), ("fixed-size", {})]:
+        for seed, chunk in ((0, 10_000), (3, 700)):
+            r = scenario(name, **kw).monte_carlo(trials=3_000, seed=seed, chunk=chunk)
+            out[f"{name} {sorted(kw.items())} seed={seed} chunk={chunk}"] = _digest(
+                [np.float64(r.epsilon), np.frombuffer(repr(sorted(r.details.items())).encode(), np.uint8)])
+    r = monte_carlo_audit(lambda d, rng: poisson_sample(d, 0.25, rng=rng), NoisyCount(1.0), np.zeros(5),
+                          np.r_[np.zeros(5), 1.0], claim=(1.0, 0.0), trials=4_000, seed=7)
+    out["custom poisson noisy count"] = _digest(
+        [np.float64(r.epsilon), np.frombuffer(repr(sorted(r.details.items())).encode(), np.uint8)])
+    return out
+
+
+if __name__ == "__main__":  # print the table (run against main's tree, see the module docstring)
+    import bounds
+    print(f"# bounds from {bounds.__file__}")
+    print("STORED = {")
+    for k, v in digests().items():
+        print(f"    {k!r}: {v!r},")
+    print("}")
+    print("STORED_AUDITS = {")
+    for k, v in audit_digests().items():
+        print(f"    {k!r}: {v!r},")
+    print("}")
