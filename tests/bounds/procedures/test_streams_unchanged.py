@@ -139,3 +139,42 @@ def test_bernoulli_rows_tie_with_per_draw_probabilities() -> None:
     want = np.array([bernoulli(p, 2, seq) for _ in range(4)])
     assert np.array_equal(got, want) and seq.position == 9
     assert got.tolist() == [[True, False], [True, False], [True, False], [True, True]]
+
+
+def test_the_last_scores_memo_is_invisible() -> None:
+    """``suppress_outliers``/``outlier_scores`` remember the last small input's scores: every result equals a
+    fresh computation (``_scores``), a caller mutating its array changes nothing later, a changed metric
+    constant, m or M (even −0.0 for 0.0) or data is a new input, and bad input raises every time."""
+    from bounds.procedures import Discrete, Euclidean, outlier_scores, suppress_outliers
+    from bounds.procedures.suppression import _scores
+
+    data = [0.0, 0.25, 1.0, 1.0]
+    metric = AbsoluteDifference(0.0, 1.0)
+    fresh = _scores("t", data, metric, 0.1, 0.5)[1]
+    first = outlier_scores(data, metric, 0.1, 0.5)
+    first[:] = 0.9                                              # the caller's copy
+    assert np.array_equal(outlier_scores(np.array(data), metric, 0.1, 0.5), fresh)
+    s = suppress_outliers(data, metric, 0.1, 0.5, rng=0)
+    s.scores[:] = 0.0
+    assert np.array_equal(suppress_outliers(data, metric, 0.1, 0.5, rng=0).scores, fresh)
+    metric.hi = 2.0                                             # a mutated constant is another metric
+    assert np.array_equal(outlier_scores(data, metric, 0.1, 0.5), _scores("t", data, AbsoluteDifference(0, 2), 0.1,
+                                                                           0.5)[1])
+    metric.hi = 3                                               # an int set by hand: not remembered, still right
+    assert np.array_equal(outlier_scores(data, metric, 0.1, 0.5), _scores("t", data, AbsoluteDifference(0, 3), 0.1,
+                                                                           0.5)[1])
+    metric.hi = 1.0
+    assert np.copysign(1.0, suppress_outliers(data, metric, 0.0, 0.5, rng=0).m) == 1.0
+    assert np.copysign(1.0, suppress_outliers(data, metric, -0.0, 0.5, rng=0).m) == -1.0
+    assert np.array_equal(outlier_scores([1, 2, 2], Discrete(), 0.2, 0.6), _scores("t", [1, 2, 2], Discrete(), 0.2,
+                                                                                   0.6)[1])
+    assert np.array_equal(outlier_scores([1.0, 2.0, 2.0], Discrete(), 0.2, 0.6),
+                          _scores("t", [1.0, 2.0, 2.0], Discrete(), 0.2, 0.6)[1])
+    pts = [[0.0, 0.0], [3.0, 4.0]]
+    assert np.array_equal(outlier_scores(pts, Euclidean(10.0), 0.0, 0.5), [0.125, 0.125])
+    assert np.array_equal(outlier_scores(pts, Euclidean(20.0), 0.0, 0.5), [0.0625, 0.0625])
+    for _ in range(2):
+        with pytest.raises(ValueError, match="outside the public range"):
+            suppress_outliers([0.0, 2.0], metric, 0.1, 0.5, rng=0)
+        with pytest.raises(ValueError, match="m = 0.6 > M = 0.5"):
+            suppress_outliers(data, metric, 0.6, 0.5, rng=0)
