@@ -39,7 +39,8 @@ import mpmath
 import numpy as np
 
 from .._core import Guarantee
-from ..procedures._checks import count
+from ..procedures._bernoulli import bernoulli
+from ..procedures._checks import count, probability
 from ._checks import real
 from .exact import exact_audit
 from .mechanisms import NoisyCount, RandomizedResponse
@@ -188,9 +189,6 @@ def _delete_with_scores(name: str, scores: Any, n: int, rng: np.random.Generator
     """The keep mask of T14's deletion step for given scores: each record deleted independently with
     probability exactly its score (as a double — the value the exact audit's keep probabilities 1 − score are
     taken from), by the exact Bernoulli draws of ``suppress_outliers``."""
-    from ..procedures._bernoulli import bernoulli
-    from ..procedures._checks import probability
-
     function = f"scenario {name!r}"
     s = np.asarray(probability(function, "scores(data)", np.asarray(scores, dtype=np.float64)))
     if s.shape != (n,):

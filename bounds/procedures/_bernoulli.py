@@ -115,6 +115,26 @@ def _decide(out: np.ndarray, p: Any, words: Callable[[Any], tuple[Any, Any]], rn
             rest = rest[ties]
 
 
+def _decide_array(out: np.ndarray, p: np.ndarray, rng: np.random.Generator) -> None:
+    """:func:`_decide` for one probability per draw (float64 array in [0, 1)): the same rounds and the same
+    words, with the tie test of the first round reduced to one comparison when no word ties (the common case)."""
+    word, rest = _float_words(p)
+    u = uniform_words(rng, out.size)
+    np.less(u, word, out=out)
+    tie = u == word
+    if not tie.any():
+        return
+    tie &= rest > 0.0
+    where = np.flatnonzero(tie)
+    rest = rest[where]
+    while where.size:  # the undecided draws, round after round, in index order
+        word, rest = _float_words(rest)
+        u = uniform_words(rng, where.size)
+        out[where] = u < word
+        ties = np.flatnonzero((u == word) & (rest > 0.0))
+        where, rest = where[ties], rest[ties]
+
+
 def _shared(p: Any) -> Any:
     """A shared probability as the exact number the draws compare with: a Fraction as is, else a float."""
     return p if isinstance(p, Fraction) else float(p)
@@ -126,7 +146,7 @@ def bernoulli(p: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     ``p`` is a float or a ``Fraction`` in [0, 1] (every draw), or a float64 array of shape (n,) with values
     in [0, 1] (one per draw); it must already be validated (no NaN, inside [0, 1]).  p = 0 and p = 1 draw
     nothing from ``rng``."""
-    if isinstance(p, (float, Fraction)) or np.ndim(p) == 0:
+    if not (type(p) is np.ndarray and p.ndim) and (isinstance(p, (float, Fraction)) or np.ndim(p) == 0):
         p = _shared(p)
         if p >= 1:
             return np.ones(n, dtype=bool)
@@ -140,8 +160,11 @@ def bernoulli(p: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         pb = p[start:start + _BLOCK]
         block = out[start:start + _BLOCK]
         sure = pb >= 1.0  # p = 1 has no word expansion below 1: decided without comparison
-        _decide(block, np.where(sure, 0.0, pb), _float_words, rng)
-        block |= sure
+        if sure.any():
+            _decide_array(block, np.where(sure, 0.0, pb), rng)
+            block |= sure
+        else:
+            _decide_array(block, pb, rng)
     return out
 
 
