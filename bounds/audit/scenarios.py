@@ -71,8 +71,10 @@ class Scenario:
     expected: float | None = None
     relation: str = "add/remove"
     parameters: dict = field(default_factory=dict)
-    # the library's own procedure drawn ``size`` runs at a time, ``(data, rng, size)`` → (size, n) masks with
-    # rows bit-identical to ``size`` consecutive ``procedure`` calls (None for an implementation under test)
+    # the library's own procedure drawn ``size`` runs at a time, ``(data, rng, size)`` → (size, n) keep masks
+    # (also for ``output="indices"``: a mask marks the same records) with rows bit-identical to ``size``
+    # consecutive ``procedure`` calls and the same generator state after them (None for an implementation
+    # under test)
     _batched: Callable | None = field(default=None, repr=False, compare=False)
 
     def exact(self) -> AuditResult:
@@ -93,7 +95,8 @@ class Scenario:
         batched = self._batched is not None
         return monte_carlo_audit(self._batched if batched else self.procedure, self.mechanism, self.dataset_0,
                                  self.dataset_1, claim=self.claim, trials=trials, seed=seed, confidence=confidence,
-                                 output=self.output, batched=batched, progress=progress, chunk=chunk,
+                                 output="mask" if batched else self.output, batched=batched, progress=progress,
+                                 chunk=chunk,
                                  scenario=self.name)
 
 
@@ -139,6 +142,8 @@ def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callabl
     import bounds
     from ..procedures import sample_without_replacement
 
+    from ..procedures.sampling import _sample_without_replacement_rows
+
     sample = sample_without_replacement if sampler is None else sampler
     n = count("swor_rr", "n", n, minimum=1)
     m = count("swor_rr", "m", m)
@@ -152,7 +157,9 @@ def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callabl
         d0, d1, RandomizedResponse(epsilon, weights=_indicator(1.0)),
         bounds.without_replacement(epsilon, 0.0, m, n), lambda d, rng: sample(d, m, rng=rng), output="indices",
         keep_probabilities=lambda d: [Fraction(m, n)] * len(d), expected=_ln1p_scaled(Fraction(m, n), epsilon),
-        relation="substitution", parameters={"epsilon": epsilon, "m": m, "n": n})
+        relation="substitution", parameters={"epsilon": epsilon, "m": m, "n": n},
+        _batched=None if sampler is not None else (lambda d, rng, size: _sample_without_replacement_rows(d, m, rng,
+                                                                                                        size)))
 
 
 # ----------------------------------------------------------------------------------------- suppression

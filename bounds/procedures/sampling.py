@@ -212,6 +212,70 @@ def sample_without_replacement(n_or_data: Any, m: Any, *, rng: Any = None) -> np
     return np.sort(idx.astype(np.int64, copy=False))
 
 
+_FLOYD_POPULATION = 10_000  # numpy's choice(replace=False) runs Floyd's algorithm up to this n (then a shuffle)
+_FLOYD_ROWS_MAX_M = 64      # the batched emulation below compares each draw with the earlier ones: O(m²) per run
+_BUFFERED_32 = (np.random.PCG64, np.random.PCG64DXSM)  # 32-bit draws: low half of a word, high half kept
+
+
+def _sample_without_replacement_rows(n_or_data: Any, m: Any, rng: np.random.Generator, size: int) -> np.ndarray:
+    """Keep masks (size, n) of ``size`` consecutive calls ``sample_without_replacement(n_or_data, m, rng=rng)``:
+    row r marks the indices of call r, and ``rng`` is left in the state those calls leave it in.  The audits'
+    batched route (``bounds.audit.scenarios``); ``rng`` must be a Generator.
+
+    The calls draw with ``Generator.choice(n, m, replace=False, shuffle=False)``, which for n ≤ 10,000 is
+    Floyd's algorithm: for j = n − m, …, n − 1 it draws v uniform on {0, …, j} (none for j = 0) and takes v,
+    or j if v was taken already.  Each v is Lemire's bounded integer on one 32-bit draw x: v = ⌊x(j + 1)/2³²⌋
+    unless the low 32 bits of x(j + 1) fall below (2³² − 1 − j) mod (j + 1), which rejects x and draws again.
+    For PCG64 and PCG64DXSM a 32-bit draw is the low half of a fresh 64-bit word, whose high half is kept
+    for the next 32-bit draw (the state's ``has_uint32``/``uinteger``).  Here all the runs' 32-bit draws come
+    from one ``random_raw`` call, split in halves in that order (integer operations, not byte views), and
+    Floyd's steps run over all runs at once; a rejection (probability below (j + 1)/2³² per draw) restores the
+    saved state and makes the calls one by one, as do other bit generators, n > 10,000 and m > 64.  Checked
+    against the calls themselves in ``tests/bounds/procedures/test_streams_unchanged.py``."""
+    n = size_of("sample_without_replacement", n_or_data)
+    k = count("sample_without_replacement", "m", m, maximum=n)
+    out = np.zeros((size, n), dtype=bool)
+    if k == 0 or size == 0:
+        return out
+    bg = rng.bit_generator
+    steps = range(n - k, n)
+    drawn = [j for j in steps if j > 0]
+    state = bg.state if type(bg) in _BUFFERED_32 else None
+    if state is not None and n <= _FLOYD_POPULATION and k <= _FLOYD_ROWS_MAX_M and drawn:
+        has = int(state["has_uint32"])
+        total = size * len(drawn)
+        words = bg.random_raw((total - has + 1) // 2) if total > has else np.empty(0, dtype=np.uint64)
+        halves = np.empty(has + 2 * words.size, dtype=np.uint64)
+        if has:
+            halves[0] = state["uinteger"]
+        halves[has::2] = words & np.uint64(0xFFFFFFFF)
+        halves[has + 1::2] = words >> np.uint64(32)
+        x = halves[:total].reshape(size, len(drawn))
+        product = x * np.array([j + 1 for j in drawn], dtype=np.uint64)  # < 2⁶⁴: exact
+        threshold = np.array([(0xFFFFFFFF - j) % (j + 1) for j in drawn], dtype=np.uint64)
+        if not ((product & np.uint64(0xFFFFFFFF)) < threshold).any():
+            values = (product >> np.uint64(32)).astype(np.int64)
+            chosen = np.empty((size, k), dtype=np.int64)
+            column = 0
+            for t, j in enumerate(steps):
+                if j == 0:
+                    v = np.zeros(size, dtype=np.int64)
+                else:
+                    v = values[:, column]
+                    column += 1
+                chosen[:, t] = np.where((chosen[:, :t] == v[:, None]).any(axis=1), j, v) if t else v
+            out[np.arange(size)[:, None], chosen] = True
+            after = bg.state
+            after["has_uint32"] = int(halves.size > total)
+            after["uinteger"] = int(halves[total]) if halves.size > total else 0
+            bg.state = after
+            return out
+        bg.state = state  # a rejected draw: the calls one by one, from the same state
+    for r in range(size):
+        out[r, sample_without_replacement(n, k, rng=rng)] = True
+    return out
+
+
 def sample_with_replacement(n_or_data: Any, m: Any, *, rng: Any = None) -> np.ndarray:
     """m independent uniform draws from the n records, as the number of times each record was drawn (T3/T4).
 

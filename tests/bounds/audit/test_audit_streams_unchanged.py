@@ -23,4 +23,5 @@ def test_library_scenarios_run_batched_and_implementations_under_test_per_call()
     assert scenario("poisson-rr", sampler=lambda d, r, rng: np.ones(len(d), bool))._batched is None
     assert scenario("self-exclusion", scores=lambda d, *a: np.full(len(d), 0.5))._batched is None
     assert scenario("recompute", suppressor=lambda d, *a: np.ones(len(d), bool))._batched is None
-    assert scenario("swor-rr")._batched is None   # indices: one call per run
+    assert scenario("swor-rr")._batched is not None
+    assert scenario("swor-rr", sampler=lambda d, m, rng: np.arange(m))._batched is None

@@ -14,7 +14,9 @@ import pytest
 
 from bounds.procedures import AbsoluteDifference
 from bounds.procedures._bernoulli import _RAW_64, bernoulli, bernoulli_rows, uniform_words
-from bounds.procedures.sampling import _poisson_sample_rows
+import bounds.procedures.sampling as sampling
+from bounds.procedures import sample_without_replacement
+from bounds.procedures.sampling import _poisson_sample_rows, _sample_without_replacement_rows
 from bounds.procedures.suppression import _suppress_outliers_rows
 
 from tests.bounds.procedures import stream_cases as sc
@@ -178,3 +180,43 @@ def test_the_last_scores_memo_is_invisible() -> None:
             suppress_outliers([0.0, 2.0], metric, 0.1, 0.5, rng=0)
         with pytest.raises(ValueError, match="m = 0.6 > M = 0.5"):
             suppress_outliers(data, metric, 0.6, 0.5, rng=0)
+
+
+def _swor_masks(n, m, rng, size):
+    out = np.zeros((size, n), dtype=bool)
+    for r in range(size):
+        out[r, sample_without_replacement(n, m, rng=rng)] = True
+    return out
+
+
+@pytest.mark.parametrize("cls", [np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.SFC64])
+def test_sample_without_replacement_rows_equal_sequential_calls(cls) -> None:
+    """The batched twin of sample_without_replacement (numpy's Floyd steps emulated over all runs) marks the
+    indices of the sequential calls, and leaves the generator — including a buffered 32-bit half — in the
+    same state; n, m and the run count cover j = 0 (m = n), m = 1, odd and even numbers of 32-bit draws,
+    the n ≤ 10,000 limit and the fallbacks (other bit generators, m > 64)."""
+    cases = [(1, 1, 5), (2, 2, 3), (5, 2, 7), (10, 5, 1), (10, 10, 4), (7, 1, 9), (40, 10, 33), (10_000, 3, 11),
+             (100, 65, 2), (3, 0, 4), (12, 4, 0)]
+    for n, m, size in cases:
+        for odd in (False, True):
+            a, b = np.random.Generator(cls(21)), np.random.Generator(cls(21))
+            if odd:  # a 32-bit draw first: PCG64 keeps the other half of its word for the next one
+                a.integers(0, 2**32, dtype=np.uint32), b.integers(0, 2**32, dtype=np.uint32)
+            assert np.array_equal(_sample_without_replacement_rows(n, m, a, size), _swor_masks(n, m, b, size))
+            assert a.integers(0, 2**32, size=3, dtype=np.uint32).tolist() == \
+                b.integers(0, 2**32, size=3, dtype=np.uint32).tolist()
+            assert a.integers(0, 2**63) == b.integers(0, 2**63)
+
+
+def test_sample_without_replacement_rows_rejection_falls_back(monkeypatch) -> None:
+    """At seed 2, 3,000 runs of 64 of 10,000 meet a rejected 32-bit draw in Lemire's method (probability
+    ((2³² − 1 − j) mod (j + 1))/2³² < 2.4·10⁻⁶ per draw, ≈ 0.2 that some of these 192,000 draws is rejected):
+    the twin restores the state and makes the calls one by one (counted), with the sequential calls' rows."""
+    calls = []
+    real = sampling.sample_without_replacement
+    monkeypatch.setattr(sampling, "sample_without_replacement", lambda *a, **k: calls.append(1) or real(*a, **k))
+    got = _sample_without_replacement_rows(10_000, 64, np.random.default_rng(2), 3_000)
+    assert len(calls) == 3_000
+    monkeypatch.undo()
+    b = np.random.default_rng(2)
+    assert np.array_equal(got, _swor_masks(10_000, 64, b, 3_000))
