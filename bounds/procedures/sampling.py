@@ -663,6 +663,19 @@ def _one_step_per_epoch(function: str, mechanism: Any, epochs: Any, adjacency: A
                      "fixed order shifts every later batch: not covered)")
 
 
+_SCALAR_DRAWS = 4  # up to this many draws, one Generator.integers call each costs less than one array call
+
+
+def _uniform_below(g: np.random.Generator, bound: int, size: int) -> np.ndarray:
+    """``g.integers(0, bound, size=size)`` (int64): the same numbers and the same generator state.  For a few
+    draws the scalar calls are made instead (numpy fills an array by drawing each element exactly as a scalar
+    call draws it — Lemire's bounded integers, on 32-bit draws below 2³² — but its array call costs ~5 µs more;
+    checked in ``tests/bounds/procedures/test_streams_unchanged.py``)."""
+    if size <= _SCALAR_DRAWS:
+        return np.array([g.integers(0, bound) for _ in range(size)], dtype=np.int64)
+    return g.integers(0, bound, size=size)
+
+
 class RandomAllocationBatches(BatchSampler):
     """Random allocation: every record joins ``selected`` = k of the T steps of an epoch, a uniform k-subset
     chosen independently per record (``sampler_composition(sampler="random_allocation")``; Feldman & Shenfeld
@@ -695,7 +708,7 @@ class RandomAllocationBatches(BatchSampler):
         n, T, k = self.dataset_size, self.steps_per_epoch, self.selected
         chosen = np.empty((n, k), dtype=np.int64)
         for i, j in enumerate(range(T - k, T)):
-            t = g.integers(0, j + 1, size=n)
+            t = _uniform_below(g, j + 1, n)
             taken = (chosen[:, :i] == t[:, None]).any(axis=1) if i else np.zeros(n, dtype=bool)
             chosen[:, i] = np.where(taken, j, t)
         return chosen
@@ -703,13 +716,17 @@ class RandomAllocationBatches(BatchSampler):
     def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
         g = self._generator(f"{type(self).__name__}.epoch", rng)
         steps = self._steps_of_records(g).reshape(-1)
-        records = np.repeat(np.arange(self.dataset_size, dtype=np.int64), self.selected)
         # stable: records stay sorted inside each step; 16-bit keys take numpy's radix sort (O(n), 7× faster)
         keys = steps.astype(np.uint16) if self.steps_per_epoch <= 1 << 16 else steps
         order = np.argsort(keys, kind="stable")
-        bounds_ = np.concatenate(([0], np.cumsum(np.bincount(steps, minlength=self.steps_per_epoch))))
-        for t in range(self.steps_per_epoch):
-            yield records[order[bounds_[t]:bounds_[t + 1]]]
+        # record of each position of ``order`` (the positions list record i's steps together, k per record)
+        order = order.astype(np.int64, copy=False)
+        by_step = order // self.selected if self.selected > 1 else order
+        ends = np.cumsum(np.bincount(steps, minlength=self.steps_per_epoch)).tolist()
+        start = 0
+        for end in ends:
+            yield by_step[start:end].copy()  # an array of its own per step, as before
+            start = end
 
     def _words(self) -> dict[str, Any]:
         return {**super()._words(), "selected": self.selected}
@@ -735,7 +752,7 @@ class BallsAndBinsBatches(RandomAllocationBatches):
         super().__init__(dataset_size, steps_per_epoch, selected=1, rng=rng)
 
     def _steps_of_records(self, g: np.random.Generator) -> np.ndarray:
-        return g.integers(0, self.steps_per_epoch, size=(self.dataset_size, 1))
+        return _uniform_below(g, self.steps_per_epoch, self.dataset_size).reshape(-1, 1)
 
     def _words(self) -> dict[str, Any]:
         words = super()._words()

@@ -101,6 +101,12 @@ def _others() -> dict[str, Callable[[int], Iterator[Any]]]:
         "random allocation": _simple(
             lambda g: np.concatenate(list(RandomAllocationBatches(9, 5, selected=2).epoch(g))), 10),
         "mcar mask": _simple(lambda g: mcar(0.3, 4).sample(25, g), 10),
+        "random allocation n=2": _simple(
+            lambda g: np.concatenate(list(RandomAllocationBatches(2, 5, selected=3).epoch(g))), 40),
+        "random allocation n=0": _simple(
+            lambda g: np.concatenate(list(RandomAllocationBatches(0, 5, selected=3).epoch(g))), 3),
+        "balls and bins n=3": _simple(lambda g: np.concatenate(list(BallsAndBinsBatches(3, 5).epoch(g))), 40),
+        "balls and bins steps": _simple(lambda g: np.array([len(b) for b in BallsAndBinsBatches(4, 3).epoch(g)]), 40),
     }
 
 
@@ -174,6 +180,10 @@ STORED = {
     'balls and bins': 'c1cc95dbe1fa74d74e505a69ba0987a8',
     'random allocation': 'd4cf1fa309866130891f15d2770ec272',
     'mcar mask': '9a583c95b5e84a1b5afaf242213a2ea3',
+    'random allocation n=2': '31dd84bc5126e49b12335db2b6217ca1',
+    'random allocation n=0': '531514fafac0a4e0b26aef8ef9604c6c',
+    'balls and bins n=3': '0754e0cdb9b834dae25115fd7ea16b30',
+    'balls and bins steps': 'e8c91ab314c2cb051679719d88c3b1d9',
 }
 STORED_AUDITS = {
     'poisson-rr [] seed=0 chunk=700': 'bdbdc282e9c89ee3313d58f0dee35b9e',

@@ -220,3 +220,21 @@ def test_sample_without_replacement_rows_rejection_falls_back(monkeypatch) -> No
     monkeypatch.undo()
     b = np.random.default_rng(2)
     assert np.array_equal(got, _swor_masks(10_000, 64, b, 3_000))
+
+
+@pytest.mark.parametrize("cls", [np.random.PCG64, np.random.MT19937])
+def test_uniform_below_is_the_integers_call(cls) -> None:
+    """A few scalar ``integers`` calls draw what one array call draws (numpy draws each element as a scalar
+    call does), for bounds on both sides of 2³² and with a buffered 32-bit half pending."""
+    from bounds.procedures.sampling import _uniform_below
+
+    for bound in (1, 2, 5, 2**32 - 1, 2**32, 2**32 + 1, 2**40 + 3, 2**62):
+        for size in range(7):
+            for odd in (False, True):
+                a, b = np.random.Generator(cls(8)), np.random.Generator(cls(8))
+                if odd:
+                    a.integers(0, 2**32, dtype=np.uint32), b.integers(0, 2**32, dtype=np.uint32)
+                got, want = _uniform_below(a, bound, size), b.integers(0, bound, size=size)
+                assert got.dtype == want.dtype == np.int64 and np.array_equal(got, want), (bound, size, odd)
+                assert a.integers(0, 2**32, size=3, dtype=np.uint32).tolist() == \
+                    b.integers(0, 2**32, size=3, dtype=np.uint32).tolist()
