@@ -71,11 +71,12 @@ class Scenario:
     expected: float | None = None
     relation: str = "add/remove"
     parameters: dict = field(default_factory=dict)
-    # the library's own procedure drawn ``size`` runs at a time, ``(data, rng, size)`` → (size, n) keep masks
-    # (also for ``output="indices"``: a mask marks the same records) with rows bit-identical to ``size``
-    # consecutive ``procedure`` calls and the same generator state after them (None for an implementation
-    # under test)
-    _batched: Callable | None = field(default=None, repr=False, compare=False)
+    # (procedure, twin): the library's own procedure and its batched twin ``(data, rng, size)`` → (size, n)
+    # keep masks (also for ``output="indices"``: a mask marks the same records), rows bit-identical to ``size``
+    # consecutive ``procedure`` calls and the same generator state after them; None for an implementation
+    # under test.  Used only while ``procedure`` is that very procedure (``dataclasses.replace`` with another
+    # procedure audits the other one, call by call).
+    _batched: tuple | None = field(default=None, repr=False, compare=False)
 
     def exact(self) -> AuditResult:
         """The exact audit (needs ``keep_probabilities``)."""
@@ -92,8 +93,9 @@ class Scenario:
         The library's own procedures run ``chunk`` runs per call (their batched twins: the same procedure, rows
         bit-identical to one call per run, so the result is the one the per-run calls give); an implementation
         under test (``sampler=``, ``scores=``, ``suppressor=``) is called once per run."""
-        batched = self._batched is not None
-        return monte_carlo_audit(self._batched if batched else self.procedure, self.mechanism, self.dataset_0,
+        twin = self._batched[1] if self._batched is not None and self._batched[0] is self.procedure else None
+        batched = twin is not None
+        return monte_carlo_audit(twin if batched else self.procedure, self.mechanism, self.dataset_0,
                                  self.dataset_1, claim=self.claim, trials=trials, seed=seed, confidence=confidence,
                                  output="mask" if batched else self.output, batched=batched, progress=progress,
                                  chunk=chunk,
@@ -122,14 +124,15 @@ def poisson_rr(epsilon: float = 1.0, rate: float = 0.1, n: int = 100, *,
     from ..procedures.sampling import _poisson_sample_rows
 
     sample = poisson_sample if sampler is None else sampler
-    rows = None if sampler is not None else (lambda d, rng, size: _poisson_sample_rows(d, rate, rng, size))
+    run = lambda d, rng: sample(d, rate, rng=rng)  # noqa: E731
+    rows = None if sampler is not None else (run, lambda d, rng, size: _poisson_sample_rows(d, rate, rng, size))
     n = count("poisson_rr", "n", n, minimum=2)
     p = effective_rate(rate)
     d0 = np.zeros(n - 1)
     return Scenario(
         "poisson-rr", "Poisson sampling + randomized response on the added record's membership (T1, tight)",
         d0, np.r_[d0, 1.0], RandomizedResponse(epsilon, weights=_indicator(1.0)),
-        poisson_guarantee(epsilon, 0.0, rate), lambda d, rng: sample(d, rate, rng=rng),
+        poisson_guarantee(epsilon, 0.0, rate), run,
         keep_probabilities=lambda d: np.full(len(d), p), expected=_ln1p_scaled(p, epsilon),
         parameters={"epsilon": epsilon, "rate": rate, "n": n}, _batched=rows)
 
@@ -145,6 +148,7 @@ def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callabl
     from ..procedures.sampling import _sample_without_replacement_rows
 
     sample = sample_without_replacement if sampler is None else sampler
+    run = lambda d, rng: sample(d, m, rng=rng)  # noqa: E731
     n = count("swor_rr", "n", n, minimum=1)
     m = count("swor_rr", "m", m)
     if m > n:
@@ -155,11 +159,11 @@ def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callabl
     return Scenario(
         "swor-rr", "sampling without replacement + randomized response on the substituted record (T2, tight)",
         d0, d1, RandomizedResponse(epsilon, weights=_indicator(1.0)),
-        bounds.without_replacement(epsilon, 0.0, m, n), lambda d, rng: sample(d, m, rng=rng), output="indices",
+        bounds.without_replacement(epsilon, 0.0, m, n), run, output="indices",
         keep_probabilities=lambda d: [Fraction(m, n)] * len(d), expected=_ln1p_scaled(Fraction(m, n), epsilon),
         relation="substitution", parameters={"epsilon": epsilon, "m": m, "n": n},
-        _batched=None if sampler is not None else (lambda d, rng, size: _sample_without_replacement_rows(d, m, rng,
-                                                                                                        size)))
+        _batched=None if sampler is not None else (run, lambda d, rng, size: _sample_without_replacement_rows(
+            d, m, rng, size)))
 
 
 # ----------------------------------------------------------------------------------------- suppression
@@ -178,7 +182,7 @@ def _suppression(name: str, description: str, d0: Any, d1: Any, metric: Any, m: 
     if scores is None and suppressor is None:
         score_fn: Callable | None = outlier_scores
         run = lambda d, rng: suppress_outliers(d, metric, m, M, rng=rng).keep  # noqa: E731
-        rows = lambda d, rng, size: _suppress_outliers_rows(d, metric, m, M, rng, size)  # noqa: E731
+        rows = (run, lambda d, rng, size: _suppress_outliers_rows(d, metric, m, M, rng, size))
     else:
         score_fn = scores
         if suppressor is not None:
