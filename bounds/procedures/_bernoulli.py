@@ -49,6 +49,7 @@ import numpy as np
 _WORD = 2 ** 64
 _SCALE = float(_WORD)
 _BLOCK = 1 << 16  # per-draw probabilities are processed in blocks (temporaries stay in cache)
+_ROWS_WORDS = 1 << 20  # bernoulli_rows draws at most this many words at once (8 MiB, plus masks)
 
 
 # bit generators whose ``random_raw`` returns exactly the words of ``integers(0, 2**64, dtype=np.uint64)``
@@ -181,6 +182,14 @@ def bernoulli_rows(p: Any, n: int, size: int, rng: np.random.Generator) -> np.nd
     if size == 0 or n == 0:
         return np.zeros((size, n), dtype=bool) if not (np.ndim(p) == 0 and _shared(p) >= 1) else \
             np.ones((size, n), dtype=bool)
+    rows = max(1, _ROWS_WORDS // n)
+    if size > rows:  # consecutive groups of calls are consecutive calls: bounded memory, the same rows
+        return np.concatenate([_bernoulli_rows(p, n, min(rows, size - start), rng) for start in range(0, size, rows)])
+    return _bernoulli_rows(p, n, size, rng)
+
+
+def _bernoulli_rows(p: Any, n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`bernoulli_rows` for size·n ≤ 2²⁰ words (or one row), size, n ≥ 1."""
     if isinstance(p, (float, Fraction)) or np.ndim(p) == 0:
         p = _shared(p)
         if p >= 1:

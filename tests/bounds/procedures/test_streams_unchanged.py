@@ -172,7 +172,7 @@ def test_the_last_scores_memo_is_invisible() -> None:
                                                                                    0.6)[1])
     assert np.array_equal(outlier_scores([1.0, 2.0, 2.0], Discrete(), 0.2, 0.6),
                           _scores("t", [1.0, 2.0, 2.0], Discrete(), 0.2, 0.6)[1])
-    pts = [[0.0, 0.0], [3.0, 4.0]]
+    pts = [0.0, 5.0]   # one coordinate: Euclidean's sort route, no compiled kernel to load
     assert np.array_equal(outlier_scores(pts, Euclidean(10.0), 0.0, 0.5), [0.125, 0.125])
     assert np.array_equal(outlier_scores(pts, Euclidean(20.0), 0.0, 0.5), [0.0625, 0.0625])
     for _ in range(2):
@@ -238,3 +238,15 @@ def test_uniform_below_is_the_integers_call(cls) -> None:
                 assert got.dtype == want.dtype == np.int64 and np.array_equal(got, want), (bound, size, odd)
                 assert a.integers(0, 2**32, size=3, dtype=np.uint32).tolist() == \
                     b.integers(0, 2**32, size=3, dtype=np.uint32).tolist()
+
+
+def test_bernoulli_rows_in_groups_of_calls(monkeypatch) -> None:
+    """Large batches are drawn in consecutive groups of calls (bounded memory): still the sequential rows."""
+    import bounds.procedures._bernoulli as B
+
+    monkeypatch.setattr(B, "_ROWS_WORDS", 40)
+    for p in (0.3, np.linspace(0.0, 1.0, 7)):
+        a, b = np.random.default_rng(4), np.random.default_rng(4)
+        got = B.bernoulli_rows(p, 7, 23, a)                   # groups of 5 calls
+        assert np.array_equal(got, np.array([bernoulli(p, 7, b) for _ in range(23)]))
+        assert a.integers(0, 2**63) == b.integers(0, 2**63)
