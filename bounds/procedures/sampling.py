@@ -664,6 +664,7 @@ def _one_step_per_epoch(function: str, mechanism: Any, epochs: Any, adjacency: A
 
 
 _SCALAR_DRAWS = 4  # up to this many draws, one Generator.integers call each costs less than one array call
+_SMALL_EPOCH = 64  # random allocation with n·k up to this: Python lists instead of numpy's per-call overhead
 
 
 def _uniform_below(g: np.random.Generator, bound: int, size: int) -> np.ndarray:
@@ -713,8 +714,26 @@ class RandomAllocationBatches(BatchSampler):
             chosen[:, i] = np.where(taken, j, t)
         return chosen
 
+    def _step_lists(self, g: np.random.Generator) -> list[list[int]]:
+        """:meth:`_steps_of_records` as Python lists, for small epochs: the same draws and the same Floyd
+        steps (record by record: step j replaces a repeated draw), without numpy's per-call overhead."""
+        n, T, k = self.dataset_size, self.steps_per_epoch, self.selected
+        chosen: list[list[int]] = [[] for _ in range(n)]
+        for j in range(T - k, T):
+            for row, t in zip(chosen, _uniform_below(g, j + 1, n).tolist()):
+                row.append(j if t in row else t)
+        return chosen
+
     def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
         g = self._generator(f"{type(self).__name__}.epoch", rng)
+        if self.dataset_size * self.selected <= _SMALL_EPOCH:
+            batches: list[list[int]] = [[] for _ in range(self.steps_per_epoch)]
+            for i, row in enumerate(self._step_lists(g)):
+                for t in row:
+                    batches[t].append(i)  # records in increasing order within each step
+            for batch in batches:
+                yield np.array(batch, dtype=np.int64)
+            return
         steps = self._steps_of_records(g).reshape(-1)
         # stable: records stay sorted inside each step; 16-bit keys take numpy's radix sort (O(n), 7× faster)
         keys = steps.astype(np.uint16) if self.steps_per_epoch <= 1 << 16 else steps
@@ -753,6 +772,9 @@ class BallsAndBinsBatches(RandomAllocationBatches):
 
     def _steps_of_records(self, g: np.random.Generator) -> np.ndarray:
         return _uniform_below(g, self.steps_per_epoch, self.dataset_size).reshape(-1, 1)
+
+    def _step_lists(self, g: np.random.Generator) -> list[list[int]]:
+        return [[t] for t in _uniform_below(g, self.steps_per_epoch, self.dataset_size).tolist()]
 
     def _words(self) -> dict[str, Any]:
         words = super()._words()

@@ -106,6 +106,9 @@ def _others() -> dict[str, Callable[[int], Iterator[Any]]]:
         "random allocation n=0": _simple(
             lambda g: np.concatenate(list(RandomAllocationBatches(0, 5, selected=3).epoch(g))), 3),
         "balls and bins n=3": _simple(lambda g: np.concatenate(list(BallsAndBinsBatches(3, 5).epoch(g))), 40),
+        "random allocation n=100": _simple(
+            lambda g: np.concatenate(list(RandomAllocationBatches(100, 7, selected=3).epoch(g))), 5),
+        "balls and bins n=65": _simple(lambda g: np.concatenate(list(BallsAndBinsBatches(65, 6).epoch(g))), 5),
         "balls and bins steps": _simple(lambda g: np.array([len(b) for b in BallsAndBinsBatches(4, 3).epoch(g)]), 40),
     }
 
@@ -183,6 +186,8 @@ STORED = {
     'random allocation n=2': '31dd84bc5126e49b12335db2b6217ca1',
     'random allocation n=0': '531514fafac0a4e0b26aef8ef9604c6c',
     'balls and bins n=3': '0754e0cdb9b834dae25115fd7ea16b30',
+    'random allocation n=100': '504eeec8b65bcebb2952747733bc8c29',
+    'balls and bins n=65': '67dc4e2b77c733ad18b4b46f3cc4b922',
     'balls and bins steps': 'e8c91ab314c2cb051679719d88c3b1d9',
 }
 STORED_AUDITS = {
