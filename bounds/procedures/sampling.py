@@ -30,6 +30,12 @@ The bounds these samplers carry (provenance flags from SPEC):
 U's binary expansion with p's, 64 bits at a time (``_bernoulli``), so P[keep] = p exactly for every
 float64 p, at the cost of one 64-bit word per record; :func:`effective_rate` (the exact keep probability) is
 therefore p itself.
+
+**Batched twins** (private, for ``bounds.audit``, whose Monte Carlo audits call a procedure 10⁴–10⁶ times):
+``_poisson_sample_rows`` and ``_sample_without_replacement_rows`` return the outputs of ``size`` consecutive
+calls as the rows of one array, checking the inputs once — bit-identical rows and the same generator state
+as the calls themselves (``tests/bounds/procedures/test_streams_unchanged.py``, which also compares fixed-seed
+outputs with digests of main's), so every distribution test of the public samplers applies to them.
 """
 from __future__ import annotations
 
