@@ -92,6 +92,7 @@ class NoisyCount(_Mechanism):
         with mpmath.workdps(50):
             self.alpha = mpmath.exp(-mpmath.mpf(self.epsilon))
         self._table: np.ndarray | None = None
+        self._powers: dict[tuple, Any] = {}  # (exponent, mpmath precision, α) → α^exponent
 
     def __repr__(self) -> str:
         return f"NoisyCount(epsilon={self.epsilon!r})"
@@ -144,9 +145,18 @@ class NoisyCount(_Mechanism):
             b[i] = acc
             acc = a * (acc + p[i])
         mass = [c * (fi + bi) for fi, bi in zip(f, b)]
-        upper = mpmath.fsum(q * a ** (-s) for s, q in statistic_pmf.items())
-        lower = mpmath.fsum(q * a ** s for s, q in statistic_pmf.items())
+        upper = mpmath.fsum(q * self._power(-s) for s, q in statistic_pmf.items())
+        lower = mpmath.fsum(q * self._power(s) for s, q in statistic_pmf.items())
         return lo, hi, mass, c, upper, lower
+
+    def _power(self, exponent: int) -> Any:
+        """α^exponent at the current mpmath precision — the value ``self.alpha ** exponent`` gives, remembered
+        (the two inputs of an audit share most of their support, and each is read more than once)."""
+        key = (exponent, mpmath.mp.prec, self.alpha)
+        value = self._powers.get(key)
+        if value is None:
+            value = self._powers[key] = self.alpha ** exponent
+        return value
 
 
 class RandomizedResponse(_Mechanism):

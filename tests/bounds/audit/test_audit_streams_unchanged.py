@@ -41,3 +41,10 @@ def test_a_replaced_procedure_is_audited_itself() -> None:
                                trials=2_000, seed=0, scenario=s.name)
     assert r.epsilon == direct.epsilon and r.details == direct.details
     assert r.verdict == "refuted"
+
+
+def test_exact_audits_are_mains() -> None:
+    """The exact audits (the output grid computed once per audit, α's powers remembered) give main's floats."""
+    got = sc.exact_digests()
+    assert got.keys() == sc.STORED_EXACT.keys()
+    assert {k: v for k, v in got.items() if v != sc.STORED_EXACT[k]} == {}

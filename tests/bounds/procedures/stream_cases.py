@@ -202,6 +202,45 @@ STORED_AUDITS = {
     'fixed-size [] seed=0 chunk=700': 'aba07453b60ef402bb1bb7428bece980',
     'custom poisson noisy count': '28b65ca95e1597a95fd4c3811f9586cd',
 }
+STORED_EXACT = {
+    'exact poisson-rr []': 'f488a5d82d262bb1838c4ef4a90cb4f3',
+    'exact swor-rr []': 'c87a7c46ee63b2e148bd89a4a8a9748f',
+    'exact suppression-copies []': '99d89d41adf354cf24c26b9012c81b58',
+    'exact suppression-star []': '652afc1e384598ed88ce9fe067042ed8',
+    'profile suppression-star []': 'a4e3516453bdce9739ce991556d86a05',
+    'exact normalisation []': 'ed1b2f5cd9ee03cf675492c0e0698c36',
+    'exact self-exclusion []': 'fffe7a8fd1b30dc6158d54e0cc1d713e',
+    'exact fixed-size []': '50a8e56d7b53dccfa1a73396bdd7a1af',
+    "exact suppression-copies [('M', 0.5), ('copies', 150), ('epsilon', 2.0), ('m', 0.3)]": 'a2bc6de6c6896cac0e226e43dd903883',
+    "exact suppression-star [('M', 0.8), ('epsilon', 4.0), ('leaves', 150), ('m', 0.2)]": '7a0d2a7e091883972dc508f326b9125c',
+    "profile suppression-star [('M', 0.8), ('epsilon', 4.0), ('leaves', 150), ('m', 0.2)]": '7fc0fc827b6cbbecfb42213f75c1e8b2',
+}
+
+
+def exact_digests() -> dict[str, str]:
+    """Exact audits (50-digit output distributions) of every built-in scenario and of larger suppression pairs."""
+    from bounds.audit import exact_epsilon, privacy_profile, scenario, statistic_pmf
+
+    out = {}
+    runs = [(name, {}) for name in ("poisson-rr", "swor-rr", "suppression-copies", "suppression-star",
+                                    "normalisation", "self-exclusion", "fixed-size")]
+    runs += [("suppression-copies", dict(epsilon=2.0, m=0.3, M=0.5, copies=150)),
+             ("suppression-star", dict(epsilon=4.0, m=0.2, M=0.8, leaves=150))]
+    for name, kw in runs:
+        s = scenario(name, **kw)
+        r = s.exact()
+        out[f"exact {name} {sorted(kw.items())}"] = _digest(
+            [np.float64(r.epsilon), np.frombuffer(repr(sorted(r.details.items())).encode(), np.uint8)])
+        if name == "suppression-star":
+            import mpmath
+            with mpmath.workdps(50):
+                pmfs = [statistic_pmf([1 - Fraction(float(x)) for x in s.keep_probabilities(d)],
+                                      s.mechanism.statistic(np.eye(len(d), dtype=bool), d))
+                        for d in (s.dataset_0, s.dataset_1)]
+            out[f"profile {name} {sorted(kw.items())}"] = _digest(
+                [np.float64(privacy_profile(s.mechanism, *pmfs, e)) for e in (0.0, 0.5, 1.0)]
+                + [np.float64(exact_epsilon(s.mechanism, *pmfs, d)) for d in (0.0, 1e-3, 0.1)])
+    return out
 
 
 if __name__ == "__main__":  # print the table (run against main's tree, see the module docstring)
@@ -213,5 +252,9 @@ if __name__ == "__main__":  # print the table (run against main's tree, see the 
     print("}")
     print("STORED_AUDITS = {")
     for k, v in audit_digests().items():
+        print(f"    {k!r}: {v!r},")
+    print("}")
+    print("STORED_EXACT = {")
+    for k, v in exact_digests().items():
         print(f"    {k!r}: {v!r},")
     print("}")
