@@ -98,8 +98,7 @@ class Scenario:
         return monte_carlo_audit(twin if batched else self.procedure, self.mechanism, self.dataset_0,
                                  self.dataset_1, claim=self.claim, trials=trials, seed=seed, confidence=confidence,
                                  output="mask" if batched else self.output, batched=batched, progress=progress,
-                                 chunk=chunk,
-                                 scenario=self.name)
+                                 chunk=chunk, scenario=self.name)
 
 
 def _ln1p_scaled(p: Any, epsilon: float) -> float:
@@ -144,7 +143,6 @@ def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callabl
     uses the marginal m/n (exact here: the mechanism reads one record only)."""
     import bounds
     from ..procedures import sample_without_replacement
-
     from ..procedures.sampling import _sample_without_replacement_rows
 
     sample = sample_without_replacement if sampler is None else sampler

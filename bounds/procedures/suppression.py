@@ -424,7 +424,6 @@ def _memo_key(metric: Any, data: Any, m: Any, M: Any) -> tuple | None:
     return (t, tuple(v.hex() for v in constants), m.hex(), M.hex(), a.dtype.str, a.shape, a.tobytes())
 
 
-
 def _scores(function: str, data: Any, metric: Any, m: Any, M: Any) -> tuple[np.ndarray, np.ndarray, float, float]:
     metric = _check_metric(function, metric)
     lo, hi = _check_m_M(function, m, M)
