@@ -9,6 +9,7 @@ P_{p_hi}(X ≤ k) ≤ level.  Never a normal approximation.
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -85,8 +86,12 @@ def _upper_tail(p: float, k: int, n: int, exact: bool, log_beta: float = 0.0) ->
     return _ibeta_float(p, float(k), float(n - k + 1), log_beta)
 
 
+@functools.lru_cache(maxsize=4096)
 def _lower_limit(k: int, n: int, level: float) -> float:
-    """The one-sided Clopper–Pearson lower limit at error level ``level``, rounded down (see module doc)."""
+    """The one-sided Clopper–Pearson lower limit at error level ``level``, rounded down (see module doc).
+
+    Remembered per (k, n, level) (a pure function of exact ints and a float, milliseconds each): an audit
+    computes four limits per candidate event and the audits of one dataset repeat counts."""
     if k == 0:
         return 0.0
     lo, hi = 0.0, 1.0   # tail(lo) ≤ level < tail(hi); the tail increases with p

@@ -142,7 +142,12 @@ def exact_epsilon(mechanism: Any, pmf_0: dict, pmf_1: dict, delta: float = 0.0) 
     """The exact ε of the pair at δ: the smallest ε ≥ 0 with δ(ε) ≤ δ, rounded down (a float; ``inf`` if no
     finite ε works).  δ = 0: the largest |log-ratio| over all outputs (tails included)."""
     with mpmath.workdps(_DPS):
-        P0, P1, tails = _grid(mechanism, pmf_0, pmf_1)
+        return _epsilon_of_grid(*_grid(mechanism, pmf_0, pmf_1), delta)
+
+
+def _epsilon_of_grid(P0: list, P1: list, tails: list, delta: float) -> float:
+    """:func:`exact_epsilon` from the pair's output distributions (``_grid``'s result; at ``_DPS`` digits)."""
+    with mpmath.workdps(_DPS):
         top = _log_ratio_max(P0, P1, tails)
         if delta == 0:
             v = top
@@ -239,7 +244,7 @@ def exact_audit(keep_probabilities: Callable[[Any], Any], mechanism: Any, datase
         delta_at_claim = (max(_delta(P1, P0, tails, 1, e), _delta(P0, P1, tails, 0, e)) if e is not None
                           else mpmath.mpf(0))
         refuted = bool(delta_at_claim > target.delta + _MARGIN)
-    eps = exact_epsilon(mechanism, pmfs[0], pmfs[1], target.delta)
+        eps = _epsilon_of_grid(P0, P1, tails, target.delta)  # exact_epsilon on the grid just computed
     details = {"delta_at_claimed_epsilon": float(delta_at_claim), "mechanism": repr(mechanism),
                "mechanism_epsilon": mechanism.epsilon, "n_0": len(dataset_0), "n_1": len(dataset_1)}
     return AuditResult("exact", scenario, eps, target, refuted, 1.0, details)

@@ -25,7 +25,7 @@ import math
 import mpmath
 import numpy as np
 
-from ..procedures._bernoulli import bernoulli
+from ..procedures._bernoulli import bernoulli, uniform_words
 from ._checks import real
 
 __all__ = ["NoisyCount", "RandomizedResponse", "weights_of"]
@@ -92,6 +92,7 @@ class NoisyCount(_Mechanism):
         with mpmath.workdps(50):
             self.alpha = mpmath.exp(-mpmath.mpf(self.epsilon))
         self._table: np.ndarray | None = None
+        self._powers: dict[tuple, Any] = {}  # (exponent, mpmath precision, α) → α^exponent
 
     def __repr__(self) -> str:
         return f"NoisyCount(epsilon={self.epsilon!r})"
@@ -118,7 +119,7 @@ class NoisyCount(_Mechanism):
         table = self._magnitude_table()
         # one 64-bit word per output: its top 53 bits make the uniform, its lowest bit the sign, so the
         # stream does not depend on how the runs are chunked
-        raw = rng.integers(0, 2**64 - 1, size=s.shape[0], dtype=np.uint64, endpoint=True)
+        raw = uniform_words(rng, s.shape[0])  # = rng.integers(0, 2**64 - 1, endpoint=True, dtype=np.uint64)
         u = (raw >> np.uint64(11)).astype(np.float64) * 2.0**-53
         magnitude = np.minimum(np.searchsorted(table, u, side="right"), table.size - 1)
         sign = (raw & np.uint64(1)).astype(np.int64) * 2 - 1
@@ -144,9 +145,18 @@ class NoisyCount(_Mechanism):
             b[i] = acc
             acc = a * (acc + p[i])
         mass = [c * (fi + bi) for fi, bi in zip(f, b)]
-        upper = mpmath.fsum(q * a ** (-s) for s, q in statistic_pmf.items())
-        lower = mpmath.fsum(q * a ** s for s, q in statistic_pmf.items())
+        upper = mpmath.fsum(q * self._power(-s) for s, q in statistic_pmf.items())
+        lower = mpmath.fsum(q * self._power(s) for s, q in statistic_pmf.items())
         return lo, hi, mass, c, upper, lower
+
+    def _power(self, exponent: int) -> Any:
+        """α^exponent at the current mpmath precision — the value ``self.alpha ** exponent`` gives, remembered
+        (the two inputs of an audit share most of their support, and each is read more than once)."""
+        key = (exponent, mpmath.mp.prec, self.alpha)
+        value = self._powers.get(key)
+        if value is None:
+            value = self._powers[key] = self.alpha ** exponent
+        return value
 
 
 class RandomizedResponse(_Mechanism):

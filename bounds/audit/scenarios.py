@@ -39,7 +39,8 @@ import mpmath
 import numpy as np
 
 from .._core import Guarantee
-from ..procedures._checks import count
+from ..procedures._bernoulli import bernoulli
+from ..procedures._checks import count, probability
 from ._checks import real
 from .exact import exact_audit
 from .mechanisms import NoisyCount, RandomizedResponse
@@ -70,6 +71,12 @@ class Scenario:
     expected: float | None = None
     relation: str = "add/remove"
     parameters: dict = field(default_factory=dict)
+    # (procedure, twin): the library's own procedure and its batched twin ``(data, rng, size)`` → (size, n)
+    # keep masks (also for ``output="indices"``: a mask marks the same records), rows bit-identical to ``size``
+    # consecutive ``procedure`` calls and the same generator state after them; None for an implementation
+    # under test.  Used only while ``procedure`` is that very procedure (``dataclasses.replace`` with another
+    # procedure audits the other one, call by call).
+    _batched: tuple | None = field(default=None, repr=False, compare=False)
 
     def exact(self) -> AuditResult:
         """The exact audit (needs ``keep_probabilities``)."""
@@ -81,10 +88,17 @@ class Scenario:
 
     def monte_carlo(self, trials: int = 100_000, seed: Any = 0, *, confidence: float = 0.95,
                     progress: Callable[[int], None] | None = None, chunk: int = 10_000) -> AuditResult:
-        """A Monte Carlo audit of the procedure's code (``trials`` runs per input)."""
-        return monte_carlo_audit(self.procedure, self.mechanism, self.dataset_0, self.dataset_1,
-                                 claim=self.claim, trials=trials, seed=seed, confidence=confidence,
-                                 output=self.output, progress=progress, chunk=chunk, scenario=self.name)
+        """A Monte Carlo audit of the procedure's code (``trials`` runs per input).
+
+        The library's own procedures run ``chunk`` runs per call (their batched twins: the same procedure, rows
+        bit-identical to one call per run, so the result is the one the per-run calls give); an implementation
+        under test (``sampler=``, ``scores=``, ``suppressor=``) is called once per run."""
+        twin = self._batched[1] if self._batched is not None and self._batched[0] is self.procedure else None
+        batched = twin is not None
+        return monte_carlo_audit(twin if batched else self.procedure, self.mechanism, self.dataset_0,
+                                 self.dataset_1, claim=self.claim, trials=trials, seed=seed, confidence=confidence,
+                                 output="mask" if batched else self.output, batched=batched, progress=progress,
+                                 chunk=chunk, scenario=self.name)
 
 
 def _ln1p_scaled(p: Any, epsilon: float) -> float:
@@ -106,17 +120,20 @@ def poisson_rr(epsilon: float = 1.0, rate: float = 0.1, n: int = 100, *,
     D₀ = n − 1 records 0, D₁ = D₀ + one record 1; ``sampler(data, rate, rng=rng)`` → keep mask (default
     :func:`bounds.procedures.poisson_sample`)."""
     from ..procedures import effective_rate, poisson_guarantee, poisson_sample
+    from ..procedures.sampling import _poisson_sample_rows
 
     sample = poisson_sample if sampler is None else sampler
+    run = lambda d, rng: sample(d, rate, rng=rng)  # noqa: E731
+    rows = None if sampler is not None else (run, lambda d, rng, size: _poisson_sample_rows(d, rate, rng, size))
     n = count("poisson_rr", "n", n, minimum=2)
     p = effective_rate(rate)
     d0 = np.zeros(n - 1)
     return Scenario(
         "poisson-rr", "Poisson sampling + randomized response on the added record's membership (T1, tight)",
         d0, np.r_[d0, 1.0], RandomizedResponse(epsilon, weights=_indicator(1.0)),
-        poisson_guarantee(epsilon, 0.0, rate), lambda d, rng: sample(d, rate, rng=rng),
+        poisson_guarantee(epsilon, 0.0, rate), run,
         keep_probabilities=lambda d: np.full(len(d), p), expected=_ln1p_scaled(p, epsilon),
-        parameters={"epsilon": epsilon, "rate": rate, "n": n})
+        parameters={"epsilon": epsilon, "rate": rate, "n": n}, _batched=rows)
 
 
 def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callable | None = None) -> Scenario:
@@ -126,8 +143,10 @@ def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callabl
     uses the marginal m/n (exact here: the mechanism reads one record only)."""
     import bounds
     from ..procedures import sample_without_replacement
+    from ..procedures.sampling import _sample_without_replacement_rows
 
     sample = sample_without_replacement if sampler is None else sampler
+    run = lambda d, rng: sample(d, m, rng=rng)  # noqa: E731
     n = count("swor_rr", "n", n, minimum=1)
     m = count("swor_rr", "m", m)
     if m > n:
@@ -138,9 +157,11 @@ def swor_rr(epsilon: float = 1.0, m: int = 10, n: int = 100, *, sampler: Callabl
     return Scenario(
         "swor-rr", "sampling without replacement + randomized response on the substituted record (T2, tight)",
         d0, d1, RandomizedResponse(epsilon, weights=_indicator(1.0)),
-        bounds.without_replacement(epsilon, 0.0, m, n), lambda d, rng: sample(d, m, rng=rng), output="indices",
+        bounds.without_replacement(epsilon, 0.0, m, n), run, output="indices",
         keep_probabilities=lambda d: [Fraction(m, n)] * len(d), expected=_ln1p_scaled(Fraction(m, n), epsilon),
-        relation="substitution", parameters={"epsilon": epsilon, "m": m, "n": n})
+        relation="substitution", parameters={"epsilon": epsilon, "m": m, "n": n},
+        _batched=None if sampler is not None else (run, lambda d, rng, size: _sample_without_replacement_rows(
+            d, m, rng, size)))
 
 
 # ----------------------------------------------------------------------------------------- suppression
@@ -153,10 +174,13 @@ def _suppression(name: str, description: str, d0: Any, d1: Any, metric: Any, m: 
     is given) the Monte Carlo one."""
     import bounds
     from ..procedures import outlier_scores, suppress_outliers
+    from ..procedures.suppression import _suppress_outliers_rows
 
+    rows = None
     if scores is None and suppressor is None:
         score_fn: Callable | None = outlier_scores
         run = lambda d, rng: suppress_outliers(d, metric, m, M, rng=rng).keep  # noqa: E731
+        rows = (run, lambda d, rng, size: _suppress_outliers_rows(d, metric, m, M, rng, size))
     else:
         score_fn = scores
         if suppressor is not None:
@@ -166,16 +190,14 @@ def _suppression(name: str, description: str, d0: Any, d1: Any, metric: Any, m: 
     # keep = 1 − score exactly (a float subtraction could round the probability the wrong way)
     keep = None if score_fn is None else (lambda d: [1 - Fraction(float(x)) for x in score_fn(d, metric, m, M)])
     return Scenario(name, description, d0, d1, mechanism, bounds.outlier_score_suppression(epsilon, 0.0, m, M),
-                    run, keep_probabilities=keep, parameters={"epsilon": epsilon, "m": m, "M": M, **parameters})
+                    run, keep_probabilities=keep, parameters={"epsilon": epsilon, "m": m, "M": M, **parameters},
+                    _batched=rows)
 
 
 def _delete_with_scores(name: str, scores: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     """The keep mask of T14's deletion step for given scores: each record deleted independently with
     probability exactly its score (as a double — the value the exact audit's keep probabilities 1 − score are
     taken from), by the exact Bernoulli draws of ``suppress_outliers``."""
-    from ..procedures._bernoulli import bernoulli
-    from ..procedures._checks import probability
-
     function = f"scenario {name!r}"
     s = np.asarray(probability(function, "scores(data)", np.asarray(scores, dtype=np.float64)))
     if s.shape != (n,):
@@ -285,7 +307,7 @@ def _copies_named(name: str, epsilon: float, m: float, M: float, copies: int, sc
     s = suppression_copies(epsilon, m, M, copies, scores=scores, suppressor=suppressor)
     return Scenario(name, "N copies of x then y at distance 1 (a deletion cascade shows here)", s.dataset_0,
                     s.dataset_1, s.mechanism, s.claim, s.procedure, s.output, s.keep_probabilities, s.expected,
-                    s.relation, s.parameters)
+                    s.relation, s.parameters, s._batched)
 
 
 def fixed_size(epsilon: float = 1.0, rate: float = 0.5, n: int = 10, *, sampler: Callable | None = None
@@ -300,7 +322,7 @@ def fixed_size(epsilon: float = 1.0, rate: float = 0.5, n: int = 10, *, sampler:
     s = poisson_rr(epsilon, rate, n, sampler=sampler)
     return Scenario("fixed-size", "Poisson sampling counted: n − 1 vs n records, mechanism = noisy count",
                     s.dataset_0, s.dataset_1, NoisyCount(epsilon), s.claim, s.procedure, s.output,
-                    s.keep_probabilities, None, s.relation, s.parameters)
+                    s.keep_probabilities, None, s.relation, s.parameters, s._batched)
 
 
 SCENARIOS: dict[str, Callable[..., Scenario]] = {

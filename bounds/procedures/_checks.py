@@ -80,6 +80,11 @@ def size_of(function: str, n_or_data: Any) -> int:
 
 def probability(function: str, name: str, value: Any, *, upper_open: bool = False) -> float | np.ndarray:
     """A probability (scalar or array) in [0, 1] (or [0, 1) when ``upper_open``), NaN refused."""
+    if type(value) is float and 0.0 <= value and (value < 1.0 if upper_open else value <= 1.0):
+        return value  # the common case, as ``real`` returns it (NaN fails the comparisons: reported below)
+    if type(value) is np.ndarray and value.dtype == np.float64:  # valid arrays: a copy, as ``real`` returns
+        if np.all((value >= 0.0) & ((value < 1.0) if upper_open else (value <= 1.0))):
+            return value.copy()
     x = real(function, name, value)
     a = np.asarray(x, dtype=np.float64)
     bad = np.isnan(a) | (a < 0.0) | ((a >= 1.0) if upper_open else (a > 1.0))

@@ -30,6 +30,12 @@ The bounds these samplers carry (provenance flags from SPEC):
 U's binary expansion with p's, 64 bits at a time (``_bernoulli``), so P[keep] = p exactly for every
 float64 p, at the cost of one 64-bit word per record; :func:`effective_rate` (the exact keep probability) is
 therefore p itself.
+
+**Batched twins** (private, for ``bounds.audit``, whose Monte Carlo audits call a procedure 10⁴–10⁶ times):
+``_poisson_sample_rows`` and ``_sample_without_replacement_rows`` return the outputs of ``size`` consecutive
+calls as the rows of one array, checking the inputs once — bit-identical rows and the same generator state
+as the calls themselves (``tests/bounds/procedures/test_streams_unchanged.py``, which also compares fixed-seed
+outputs with digests of main's), so every distribution test of the public samplers applies to them.
 """
 from __future__ import annotations
 
@@ -38,7 +44,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .._core import ParameterTypeError
-from ._bernoulli import bernoulli
+from ._bernoulli import bernoulli, bernoulli_rows
 from ._checks import count, generator, probability, size_of
 
 __all__ = ["BallsAndBinsBatches", "BatchSampler", "CyclicBatches", "FixedSizeBatches", "PoissonBatches",
@@ -129,6 +135,15 @@ def poisson_sample(n_or_data: Any, rate: Any, *, rng: Any = None) -> np.ndarray:
     return bernoulli(p, n, g)
 
 
+def _poisson_sample_rows(n_or_data: Any, rate: Any, rng: np.random.Generator, size: int) -> np.ndarray:
+    """The masks of ``size`` consecutive calls ``poisson_sample(n_or_data, rate, rng=rng)`` as the rows of a
+    (size, n) array: the same sampler, inputs checked once, the draws made by ``bernoulli_rows`` (bit-identical
+    rows, the same generator state afterwards; ``tests/bounds/procedures/test_sampling.py``).  The audits'
+    batched route (``bounds.audit.scenarios``); ``rng`` must be a Generator."""
+    n, p = _rates("poisson_sample", n_or_data, rate)
+    return bernoulli_rows(p, n, size, rng)
+
+
 def poisson_guarantee(epsilon: Any, delta: Any, rate: Any) -> Any:
     """The guarantee of a mechanism run on :func:`poisson_sample`'s sample (SPEC T1, add/remove).
 
@@ -201,6 +216,70 @@ def sample_without_replacement(n_or_data: Any, m: Any, *, rng: Any = None) -> np
     # Generator.choice(replace=False): a uniform k-subset (Floyd's algorithm or a partial shuffle)
     idx = g.choice(n, size=k, replace=False, shuffle=False) if k else np.empty(0, dtype=np.int64)
     return np.sort(idx.astype(np.int64, copy=False))
+
+
+_FLOYD_POPULATION = 10_000  # numpy's choice(replace=False) runs Floyd's algorithm up to this n (then a shuffle)
+_FLOYD_ROWS_MAX_M = 64      # the batched emulation below compares each draw with the earlier ones: O(m²) per run
+_BUFFERED_32 = (np.random.PCG64, np.random.PCG64DXSM)  # 32-bit draws: low half of a word, high half kept
+
+
+def _sample_without_replacement_rows(n_or_data: Any, m: Any, rng: np.random.Generator, size: int) -> np.ndarray:
+    """Keep masks (size, n) of ``size`` consecutive calls ``sample_without_replacement(n_or_data, m, rng=rng)``:
+    row r marks the indices of call r, and ``rng`` is left in the state those calls leave it in.  The audits'
+    batched route (``bounds.audit.scenarios``); ``rng`` must be a Generator.
+
+    The calls draw with ``Generator.choice(n, m, replace=False, shuffle=False)``, which for n ≤ 10,000 is
+    Floyd's algorithm: for j = n − m, …, n − 1 it draws v uniform on {0, …, j} (none for j = 0) and takes v,
+    or j if v was taken already.  Each v is Lemire's bounded integer on one 32-bit draw x: v = ⌊x(j + 1)/2³²⌋
+    unless the low 32 bits of x(j + 1) fall below (2³² − 1 − j) mod (j + 1), which rejects x and draws again.
+    For PCG64 and PCG64DXSM a 32-bit draw is the low half of a fresh 64-bit word, whose high half is kept
+    for the next 32-bit draw (the state's ``has_uint32``/``uinteger``).  Here all the runs' 32-bit draws come
+    from one ``random_raw`` call, split in halves in that order (integer operations, not byte views), and
+    Floyd's steps run over all runs at once; a rejection (probability below (j + 1)/2³² per draw) restores the
+    saved state and makes the calls one by one, as do other bit generators, n > 10,000 and m > 64.  Checked
+    against the calls themselves in ``tests/bounds/procedures/test_streams_unchanged.py``."""
+    n = size_of("sample_without_replacement", n_or_data)
+    k = count("sample_without_replacement", "m", m, maximum=n)
+    out = np.zeros((size, n), dtype=bool)
+    if k == 0 or size == 0:
+        return out
+    bg = rng.bit_generator
+    steps = range(n - k, n)
+    drawn = [j for j in steps if j > 0]
+    state = bg.state if type(bg) in _BUFFERED_32 else None
+    if state is not None and n <= _FLOYD_POPULATION and k <= _FLOYD_ROWS_MAX_M and drawn:
+        has = int(state["has_uint32"])
+        total = size * len(drawn)
+        words = bg.random_raw((total - has + 1) // 2) if total > has else np.empty(0, dtype=np.uint64)
+        halves = np.empty(has + 2 * words.size, dtype=np.uint64)
+        if has:
+            halves[0] = state["uinteger"]
+        halves[has::2] = words & np.uint64(0xFFFFFFFF)
+        halves[has + 1::2] = words >> np.uint64(32)
+        x = halves[:total].reshape(size, len(drawn))
+        product = x * np.array([j + 1 for j in drawn], dtype=np.uint64)  # < 2⁶⁴: exact
+        threshold = np.array([(0xFFFFFFFF - j) % (j + 1) for j in drawn], dtype=np.uint64)
+        if not ((product & np.uint64(0xFFFFFFFF)) < threshold).any():
+            values = (product >> np.uint64(32)).astype(np.int64)
+            chosen = np.empty((size, k), dtype=np.int64)
+            column = 0
+            for t, j in enumerate(steps):
+                if j == 0:
+                    v = np.zeros(size, dtype=np.int64)
+                else:
+                    v = values[:, column]
+                    column += 1
+                chosen[:, t] = np.where((chosen[:, :t] == v[:, None]).any(axis=1), j, v) if t else v
+            out[np.arange(size)[:, None], chosen] = True
+            after = bg.state
+            after["has_uint32"] = int(halves.size > total)
+            after["uinteger"] = int(halves[total]) if halves.size > total else 0
+            bg.state = after
+            return out
+        bg.state = state  # a rejected draw: the calls one by one, from the same state
+    for r in range(size):
+        out[r, sample_without_replacement(n, k, rng=rng)] = True
+    return out
 
 
 def sample_with_replacement(n_or_data: Any, m: Any, *, rng: Any = None) -> np.ndarray:
@@ -590,6 +669,20 @@ def _one_step_per_epoch(function: str, mechanism: Any, epochs: Any, adjacency: A
                      "fixed order shifts every later batch: not covered)")
 
 
+_SCALAR_DRAWS = 4  # up to this many draws, one Generator.integers call each costs less than one array call
+_SMALL_EPOCH = 64  # random allocation with n·k up to this: Python lists instead of numpy's per-call overhead
+
+
+def _uniform_below(g: np.random.Generator, bound: int, size: int) -> np.ndarray:
+    """``g.integers(0, bound, size=size)`` (int64): the same numbers and the same generator state.  For a few
+    draws the scalar calls are made instead (numpy fills an array by drawing each element exactly as a scalar
+    call draws it — Lemire's bounded integers, on 32-bit draws below 2³² — but its array call costs ~5 µs more;
+    checked in ``tests/bounds/procedures/test_streams_unchanged.py``)."""
+    if size <= _SCALAR_DRAWS:
+        return np.array([g.integers(0, bound) for _ in range(size)], dtype=np.int64)
+    return g.integers(0, bound, size=size)
+
+
 class RandomAllocationBatches(BatchSampler):
     """Random allocation: every record joins ``selected`` = k of the T steps of an epoch, a uniform k-subset
     chosen independently per record (``sampler_composition(sampler="random_allocation")``; Feldman & Shenfeld
@@ -622,21 +715,43 @@ class RandomAllocationBatches(BatchSampler):
         n, T, k = self.dataset_size, self.steps_per_epoch, self.selected
         chosen = np.empty((n, k), dtype=np.int64)
         for i, j in enumerate(range(T - k, T)):
-            t = g.integers(0, j + 1, size=n)
+            t = _uniform_below(g, j + 1, n)
             taken = (chosen[:, :i] == t[:, None]).any(axis=1) if i else np.zeros(n, dtype=bool)
             chosen[:, i] = np.where(taken, j, t)
         return chosen
 
+    def _step_lists(self, g: np.random.Generator) -> list[list[int]]:
+        """:meth:`_steps_of_records` as Python lists, for small epochs: the same draws and the same Floyd
+        steps (record by record: step j replaces a repeated draw), without numpy's per-call overhead."""
+        n, T, k = self.dataset_size, self.steps_per_epoch, self.selected
+        chosen: list[list[int]] = [[] for _ in range(n)]
+        for j in range(T - k, T):
+            for row, t in zip(chosen, _uniform_below(g, j + 1, n).tolist()):
+                row.append(j if t in row else t)
+        return chosen
+
     def epoch(self, rng: Any = None) -> Iterator[np.ndarray]:
         g = self._generator(f"{type(self).__name__}.epoch", rng)
+        if self.dataset_size * self.selected <= _SMALL_EPOCH:
+            batches: list[list[int]] = [[] for _ in range(self.steps_per_epoch)]
+            for i, row in enumerate(self._step_lists(g)):
+                for t in row:
+                    batches[t].append(i)  # records in increasing order within each step
+            for batch in batches:
+                yield np.array(batch, dtype=np.int64)
+            return
         steps = self._steps_of_records(g).reshape(-1)
-        records = np.repeat(np.arange(self.dataset_size, dtype=np.int64), self.selected)
         # stable: records stay sorted inside each step; 16-bit keys take numpy's radix sort (O(n), 7× faster)
         keys = steps.astype(np.uint16) if self.steps_per_epoch <= 1 << 16 else steps
         order = np.argsort(keys, kind="stable")
-        bounds_ = np.concatenate(([0], np.cumsum(np.bincount(steps, minlength=self.steps_per_epoch))))
-        for t in range(self.steps_per_epoch):
-            yield records[order[bounds_[t]:bounds_[t + 1]]]
+        # record of each position of ``order`` (the positions list record i's steps together, k per record)
+        order = order.astype(np.int64, copy=False)
+        by_step = order // self.selected if self.selected > 1 else order
+        ends = np.cumsum(np.bincount(steps, minlength=self.steps_per_epoch)).tolist()
+        start = 0
+        for end in ends:
+            yield by_step[start:end].copy()  # an array of its own per step, as before
+            start = end
 
     def _words(self) -> dict[str, Any]:
         return {**super()._words(), "selected": self.selected}
@@ -662,7 +777,10 @@ class BallsAndBinsBatches(RandomAllocationBatches):
         super().__init__(dataset_size, steps_per_epoch, selected=1, rng=rng)
 
     def _steps_of_records(self, g: np.random.Generator) -> np.ndarray:
-        return g.integers(0, self.steps_per_epoch, size=(self.dataset_size, 1))
+        return _uniform_below(g, self.steps_per_epoch, self.dataset_size).reshape(-1, 1)
+
+    def _step_lists(self, g: np.random.Generator) -> list[list[int]]:
+        return [[t] for t in _uniform_below(g, self.steps_per_epoch, self.dataset_size).tolist()]
 
     def _words(self) -> dict[str, Any]:
         words = super()._words()
