@@ -465,13 +465,21 @@ def _tiered(kernel: str) -> Any:
 
 
 def evaluate(theorem_id: str, output: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
-    """Run an output's (rounded) kernel on validated arrays."""
+    """Run an output's (rounded) kernel on validated arrays.
+
+    One point (every array of size 1: a ``Fraction`` argument, a 0-d array, the internal one-point calls of the
+    inverses) goes through ``scalar_call``, the same kernel at the same point, so the same bits: no array loop is
+    built (and compiled, ≈ 0.2–2 s in a process without numba's cache) for a single value."""
     from numeric import kernel
 
     spec = THEOREMS[theorem_id]["outputs"][output]
     # Hand-written kernels receive every record parameter; one a public function does not take (the δ of a
     # profile evaluated at ε, the ε of an inverse) is not read by that kernel and is passed as 0.
     args = [arrays.get(a, 0.0) for a in spec["args"]]
+    if all(np.size(a) == 1 for a in args):
+        shape = np.broadcast_shapes(*[np.shape(a) for a in args])
+        value = scalar_call(spec["kernel"], [float(np.reshape(a, -1)[0]) for a in args])
+        return np.full(shape, value, dtype=np.float64)
     with np.errstate(all="ignore"):  # inf is a legitimate intermediate (ε = inf, overflow to a capped δ)
         result = kernel(spec["kernel"], len(args))(*args)
     return np.asarray(result, dtype=np.float64)
@@ -481,6 +489,8 @@ def evaluate_pair(theorem_id: str, outputs: tuple[str, str], arrays: dict[str, n
     """Two outputs on the same validated arrays: in ONE fused loop (``numeric.kernel_pair``: one pass over the
     inputs writing both outputs, one compilation) when their kernels are fused and the call is serial, else one
     loop each (``evaluate``).  Same bits either way (tests/bounds/test_array_route.py)."""
+    if all(np.size(a) == 1 for a in arrays.values()):  # one point: the scalar route (``evaluate``)
+        return [evaluate(theorem_id, o, arrays) for o in outputs]
     pair = _fused_pair(theorem_id, outputs)
     if pair is None or _parallel(arrays):
         return [evaluate(theorem_id, o, arrays) for o in outputs]

@@ -20,6 +20,7 @@ import bounds
 from . import points as exact_points
 from . import accuracy, profile_references
 from .framework import Outcome, check
+from .pointwise import pointwise
 from .refstore import memo
 
 # negative ε and θ axes, and references in the Φ form with a safe erfc (roots for inverses and σ)
@@ -186,8 +187,8 @@ def monotone_and_inverse() -> Outcome:
     eps = np.concatenate([-exact_points.logspace(3, -10, 60), [0.0], exact_points.logspace(-10, 3, 120)])
     thetas = exact_points.logspace(-3, 3, 40)
     notes, ok = [], True
-    for name, f, inv in (("T8", bounds.laplace_profile, bounds.laplace_profile_inverse),
-                         ("T9", bounds.gaussian_profile, bounds.gaussian_profile_inverse)):
+    for name, f, inv in (("T8", pointwise(bounds.laplace_profile), pointwise(bounds.laplace_profile_inverse)),
+                         ("T9", pointwise(bounds.gaussian_profile), pointwise(bounds.gaussian_profile_inverse))):
         d = f(eps[:, None], theta=thetas[None, :])
         # monotone up to the rounding (each value is an upper bound rounded up by a few ulps)
         slack = 1 + 64 * 2.0 ** -52

@@ -11,6 +11,7 @@ import bounds
 from . import points as exact_points
 from . import references
 from .framework import Outcome, check
+from .pointwise import pointwise
 
 EPS = np.concatenate([[0.0], exact_points.logspace(-300, 4, 120)])
 RATES = np.concatenate([[0.0], exact_points.logspace(-300, 0, 120)])
@@ -45,7 +46,7 @@ def t1_properties() -> Outcome:
               and np.all(one.epsilon <= EPS * (1 + ROUNDING_SLACK)))
     # inverse: the *exact* T1 map of the returned base budget must not exceed the target
     targets = EPS[1::7]
-    base = bounds.poisson_subsampling_inverse(targets[:, None], 1e-6, RATES[None, 1::5])
+    base = pointwise(bounds.poisson_subsampling_inverse)(targets[:, None], 1e-6, RATES[None, 1::5])
     rates = np.broadcast_to(RATES[None, 1::5], base.epsilon.shape)
     tgt = np.broadcast_to(targets[:, None], base.epsilon.shape)
     safe = all(references.spec_value("T1", "epsilon", e0, p) <= t

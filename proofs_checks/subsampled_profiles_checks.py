@@ -24,6 +24,7 @@ from . import subsampled_profile_references as refs
 from . import accuracy
 from .accuracy import ulps
 from .framework import Outcome, check
+from .pointwise import pointwise
 from .refstore import memo
 
 SEED = 20261130
@@ -193,8 +194,8 @@ def remove_dominates_and_q1() -> Outcome:
     eps = np.concatenate([[0.0], exact_points.logspace(-8, exact_points.log10(500.0), 60)])
     thetas = exact_points.logspace(-3, 3, 25)
     notes, ok = [], True
-    for name, lib, base in (("Gaussian", bounds.subsampled_gaussian_profile, bounds.gaussian_profile),
-                            ("Laplace", bounds.subsampled_laplace_profile, bounds.laplace_profile)):
+    for name, lib, base in (("Gaussian", pointwise(bounds.subsampled_gaussian_profile), pointwise(bounds.gaussian_profile)),
+                            ("Laplace", pointwise(bounds.subsampled_laplace_profile), pointwise(bounds.laplace_profile))):
         violations = 0
         for q in (1e-12, 1e-6, 1e-3, 0.1, 0.5, 0.9):
             rem = lib(eps[:, None], theta=thetas[None, :], rate=q, direction="remove")
@@ -272,8 +273,10 @@ def monotone_and_inverse() -> Outcome:
     eps = np.concatenate([-exact_points.logspace(1, -6, 20), [0.0], exact_points.logspace(-8, exact_points.log10(500.0), 80)])
     thetas = exact_points.logspace(-3, 3, 13)
     notes, ok = [], True
-    for name, f, inv in (("Gaussian", bounds.subsampled_gaussian_profile, bounds.subsampled_gaussian_profile_inverse),
-                         ("Laplace", bounds.subsampled_laplace_profile, bounds.subsampled_laplace_profile_inverse)):
+    for name, f, inv in (("Gaussian", pointwise(bounds.subsampled_gaussian_profile),
+                          pointwise(bounds.subsampled_gaussian_profile_inverse)),
+                         ("Laplace", pointwise(bounds.subsampled_laplace_profile),
+                          pointwise(bounds.subsampled_laplace_profile_inverse))):
         for direction in ("remove", "add", "both"):
             d = f(eps[:, None], theta=thetas[None, :], rate=0.01, direction=direction)
             mono = bool(np.all(d[1:, :] <= d[:-1, :] * (1 + 1e-13)))

@@ -7,13 +7,14 @@ explicit lanes in a fixed order.
 """
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from numeric.jit import njit  # numba's njit without the unused C-callable wrapper
 
 _BLOCK = 1024  # columns per block: a block's lane sums are naive (≤ 128 terms each), blocks add compensated
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def euclidean_row_sums(xt: np.ndarray, track_largest: bool) -> tuple:  # pragma: no cover - compiled
     """For points given as the columns of ``xt`` (k, n): (Σ_j ‖x_i − x_j‖₂ for every i, the largest computed
     ‖x_i − x_j‖₂ if ``track_largest`` else 0).
