@@ -465,23 +465,27 @@ def _tiered(kernel: str) -> Any:
 
 
 def evaluate(theorem_id: str, output: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
-    """Run an output's (rounded) kernel on validated arrays.
-
-    One point (every array of size 1: a ``Fraction`` argument, a 0-d array, the internal one-point calls of the
-    inverses) goes through ``scalar_call``, the same kernel at the same point, so the same bits: no array loop is
-    built (and compiled, ≈ 0.2–2 s in a process without numba's cache) for a single value."""
-    from numeric import kernel
-
+    """Run an output's (rounded) kernel on validated arrays (``kernel_values``)."""
     spec = THEOREMS[theorem_id]["outputs"][output]
     # Hand-written kernels receive every record parameter; one a public function does not take (the δ of a
     # profile evaluated at ε, the ε of an inverse) is not read by that kernel and is passed as 0.
-    args = [arrays.get(a, 0.0) for a in spec["args"]]
+    return kernel_values(spec["kernel"], [arrays.get(a, 0.0) for a in spec["args"]])
+
+
+def kernel_values(kernel_spec: str, args: list[Any]) -> np.ndarray:
+    """Kernel ``kernel_spec`` at broadcast float64 arrays ``args``, as a float64 array of the broadcast shape.
+
+    One point (every argument of size 1: a ``Fraction`` argument, a 0-d array, the one-point calls inside the
+    inverses) goes through ``scalar_call``, the same kernel at the same point, so the same bits: no array loop is
+    built (and compiled, ≈ 0.2–2 s in a process without numba's cache) for a single value."""
     if all(np.size(a) == 1 for a in args):
         shape = np.broadcast_shapes(*[np.shape(a) for a in args])
-        value = scalar_call(spec["kernel"], [float(np.reshape(a, -1)[0]) for a in args])
+        value = scalar_call(kernel_spec, [float(np.reshape(a, -1)[0]) for a in args])
         return np.full(shape, value, dtype=np.float64)
+    from numeric import kernel
+
     with np.errstate(all="ignore"):  # inf is a legitimate intermediate (ε = inf, overflow to a capped δ)
-        result = kernel(spec["kernel"], len(args))(*args)
+        result = kernel(kernel_spec, len(args))(*args)
     return np.asarray(result, dtype=np.float64)
 
 

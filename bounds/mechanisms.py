@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._core import Guarantee, _fmt, as_output, is_scalar, real, validate
+from ._core import Guarantee, _fmt, as_output, is_scalar, kernel_values, real, validate
 from ._dask import supports_dask
 
 _GAUSSIAN, _LAPLACE = 0.0, 1.0  # numeric.subsampled_profiles.GAUSSIAN / LAPLACE
@@ -493,11 +493,8 @@ def with_replacement_profile(mechanism: Mechanism, epsilon: ArrayLike, m: ArrayL
     scalar = is_scalar(epsilon, m, n)
     arrays = validate("with_replacement_profile", relations[relation], epsilon=epsilon, m=m, n=n)
     g = with_replacement(arrays["epsilon"], 0.0, arrays["m"], arrays["n"], relation=relation)
-    from numeric import kernel
-
     mech = np.full(arrays["epsilon"].shape, _GAUSSIAN if isinstance(mechanism, Gaussian) else _LAPLACE)
     theta = np.full(arrays["epsilon"].shape, mechanism.theta)
-    with np.errstate(all="ignore"):
-        delta = kernel("numeric.mechanisms:with_replacement_delta", 5)(mech, arrays["epsilon"], theta,
-                                                                       arrays["m"], arrays["n"])
-    return Guarantee(g.epsilon, as_output(np.asarray(delta, dtype=np.float64), scalar))
+    delta = kernel_values("numeric.mechanisms:with_replacement_delta", [mech, arrays["epsilon"], theta,
+                                                                       arrays["m"], arrays["n"]])
+    return Guarantee(g.epsilon, as_output(delta, scalar))

@@ -8,7 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._noise import required, theta_of
-from ._core import as_output, evaluate, evaluate_scalar, is_scalar, scalar_call, validate, validate_scalars
+from ._core import (as_output, evaluate, evaluate_scalar, is_scalar, kernel_values, scalar_call, validate,
+                    validate_scalars)
 from ._dask import supports_dask
 
 DIRECTIONS = ("remove", "add", "both")
@@ -45,12 +46,8 @@ def _maximum(a: float, b: float) -> float:
 def _both(mechanism: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
     """max(REMOVE, ADD) from ``numeric.subsampled_profiles.{mechanism}_both`` (the same rounded values as the
     maximum of the two direction kernels: it runs the same code on a shared e^ε − 1)."""
-    from numeric import kernel
-
-    with np.errstate(all="ignore"):
-        result = kernel(f"numeric.subsampled_profiles:{mechanism}_both", 4)(
-            arrays["epsilon"], 0.0, arrays["theta"], arrays["rate"])
-    return np.asarray(result, dtype=np.float64)
+    return kernel_values(f"numeric.subsampled_profiles:{mechanism}_both",
+                         [arrays["epsilon"], 0.0, arrays["theta"], arrays["rate"]])
 
 
 @supports_dask(pair=False)
