@@ -348,14 +348,15 @@ TAIL_Z = 6.5  # Y's grid reaches the P-quantile Z = θ + 6.5 (tail ≈ 4e-11; up
 
 
 def _sum_conv(a: np.ndarray, b: np.ndarray, inf_a: float, inf_b: float, upward: bool, top: int, delta: float,
-              lam: float = 0.0):
+              lam: float = 0.0, spectra=None):
     """a * b on the nodes jΔ (j from 0), cut at ``top``; with ``lam`` > 0 (upper side only) the vectors are
     stored *tilted*, entry j multiplied by e^{λj} (tilting commutes with convolution, and the FFT's absolute
     error, once untilted, is multiplied by e^{−λj}: small where r = jΔ/T is large, which the REMOVE P-mass
     r·ν weights).  Upper: FFT error added, the mass above the cut moved to node ``top`` with its first moment
     added to the weight at +∞ (a mean-preserving spread onto {top, B}, B → ∞), weights at +∞ composed as
     A·|b| + B·|a| (the spread atoms' masses A/B vanish); lower: FFT error subtracted, the mass above the cut
-    dropped.  Returns (c, weight at +∞)."""
+    dropped.  ``spectra``: a ``composition.SpectrumCache`` shared by the convolutions of one power (the same
+    computed transforms, fewer of them).  Returns (c, weight at +∞)."""
     from . import composition as C
 
     n_out = len(a) + len(b) - 1
@@ -364,7 +365,7 @@ def _sum_conv(a: np.ndarray, b: np.ndarray, inf_a: float, inf_b: float, upward: 
         rel = (min(len(a), len(b)) + 2) * U
         c = c * (1 + rel) if upward else c * (1 - rel)
     else:
-        c, err, rel = C._fft_convolve(a, b, n_out, upward or LOWER_EXTENDED)
+        c, err, rel = C._fft_convolve(a, b, n_out, upward or LOWER_EXTENDED, spectra)
         if rel is not None:
             err = err + rel
         c = c + err if upward else c - err
@@ -414,9 +415,11 @@ def _beyond(a: np.ndarray, b: np.ndarray, top: int):
     return mass, mom
 
 
-def _power_tilted(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: float):
+def _power_tilted(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: float, spectra=None):
     """The T-fold convolution (T ≥ 1) of the (already tilted) y by squaring; ``tops(n)`` = (last node kept for
-    n summands, Δ).  Returns the tilted result and its weight at +∞."""
+    n summands, Δ).  ``spectra`` (a ``composition.SpectrumCache``): the base's transform, computed for
+    result * base, serves the squaring of the base when the lengths agree.  Returns the tilted result and
+    its weight at +∞."""
     result = None
     inf_r = 0.0
     base, inf_b, nb = y, inf_y, 1
@@ -429,13 +432,13 @@ def _power_tilted(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: 
             else:
                 nr += nb
                 top, d = tops(nr)
-                result, inf_r = _sum_conv(result, base, inf_r, inf_b, upward, top, d, lam)
+                result, inf_r = _sum_conv(result, base, inf_r, inf_b, upward, top, d, lam, spectra)
         n >>= 1
         if not n:
             break
         nb *= 2
         top, d = tops(nb)
-        base, inf_b = _sum_conv(base, base, inf_b, inf_b, upward, top, d, lam)
+        base, inf_b = _sum_conv(base, base, inf_b, inf_b, upward, top, d, lam, spectra)
     return result, inf_r
 
 
@@ -446,14 +449,18 @@ def _tilt(y: np.ndarray, lam: float) -> np.ndarray:
 
 
 def power_pair(y: np.ndarray, T: int, upward: bool, tops, lam: float = 0.0):
-    """(y^{*(T−1)}, its weight at +∞, y^{*T}, its weight at +∞), untilted; y^{*0} is the unit atom at 0."""
+    """(y^{*(T−1)}, its weight at +∞, y^{*T}, its weight at +∞), untilted; y^{*0} is the unit atom at 0.
+    The convolutions share one ``SpectrumCache`` (y's transform serves y^{*T} = y^{*(T−1)} * y as well)."""
+    from . import composition as C
+
+    spectra = C.SpectrumCache()
     yt = _tilt(y, lam)
     if T == 1:
         P, inf_p = np.ones(1), 0.0
     else:
-        P, inf_p = _power_tilted(yt, 0.0, T - 1, upward, tops, lam)
+        P, inf_p = _power_tilted(yt, 0.0, T - 1, upward, tops, lam, spectra)
     top, d = tops(T)
-    F, inf_f = _sum_conv(P, yt, inf_p, 0.0, upward, top, d, lam)
+    F, inf_f = _sum_conv(P, yt, inf_p, 0.0, upward, top, d, lam, spectra)
     return _tilt(P, -lam), inf_p, _tilt(F, -lam), inf_f
 
 
