@@ -959,9 +959,11 @@ def outward(x: np.ndarray, upward: bool) -> np.ndarray:
     return np.maximum(x * (1.0 - 2.0 ** -52) - TINY, 0.0)
 
 
-def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool, extended: bool = False) -> Grid:
+def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool, extended: bool = False,
+             spectra: SpectrumCache | None = None) -> Grid:
     """a * b (same tilt λ) restricted to the window [lo, hi]: upper (mass below lo moved up to lo, above hi
-    to +∞, FFT error added) or lower (below lo dropped, above hi moved down to hi, FFT error subtracted)."""
+    to +∞, FFT error added) or lower (below lo dropped, above hi moved down to hi, FFT error subtracted).
+    ``spectra``: transforms of the factors' mass vectors reused across convolutions (``_fft_convolve``)."""
     lam = a.tilt
     n_out = len(a.m) + len(b.m) - 1
     k0 = a.k0 + b.k0
@@ -972,7 +974,7 @@ def convolve(a: Grid, b: Grid, lo: int, hi: int, upward: bool, extended: bool = 
         c = c * (1 + err_rel) if upward else c * (1 - err_rel)
         c = np.maximum(c, 0.0)
     else:
-        c, err, rel = _fft_convolve(a.m, b.m, n_out, extended)
+        c, err, rel = _fft_convolve(a.m, b.m, n_out, extended, spectra)
         if rel is not None:  # binary64 rounding of the extended result: entrywise U·|c̃|
             err = err + rel
         # |c̃_k − c_k| ≤ err: c̃ + err ≥ c_k ≥ 0 (upper), max(c̃ − err, 0) ≤ c_k (lower); the sum's own rounding
@@ -1167,8 +1169,10 @@ def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=No
 def power_by_squaring(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=None,
                       lam: float = 0.0, extended: bool | None = None) -> Grid:
     """The count-fold self-convolution by squaring (tilted), every intermediate clipped to its window
-    (proof note, Lemma 5).  Returns a tilted grid."""
+    (proof note, Lemma 5).  Returns a tilted grid.  The base's transform, computed for result * base, serves
+    the base's squaring when the two lengths agree (``SpectrumCache``)."""
     mean, std = moments(g)
+    spectra = SpectrumCache()
     if extended is None:
         extended = count >= EXTENDED_FROM
     g = tilted(g, lam, upward)
@@ -1183,7 +1187,7 @@ def power_by_squaring(g: Grid, count: int, upward: bool, width_sd: float = 12.0,
             else:
                 res_count += base_count
                 lo, hi = window(res_count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
-                result = convolve(result, base, lo, hi, upward, extended)
+                result = convolve(result, base, lo, hi, upward, extended, spectra)
             if progress is not None:
                 progress()
         n >>= 1
@@ -1191,7 +1195,7 @@ def power_by_squaring(g: Grid, count: int, upward: bool, width_sd: float = 12.0,
             break
         base_count *= 2
         lo, hi = window(base_count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
-        base = convolve(base, base, lo, hi, upward, extended)
+        base = convolve(base, base, lo, hi, upward, extended, spectra)
         if progress is not None:
             progress()
     return result
