@@ -417,15 +417,18 @@ def _beyond(a: np.ndarray, b: np.ndarray, top: int):
 
 def _power_tilted(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: float, spectra=None):
     """The T-fold convolution (T ≥ 1) of the (already tilted) y by squaring; ``tops(n)`` = (last node kept for
-    n summands, Δ).  ``spectra`` (a ``composition.SpectrumCache``): the base's transform, computed for
-    result * base, serves the squaring of the base when the lengths agree.  Returns the tilted result and
-    its weight at +∞."""
+    n summands, Δ).  ``spectra`` (a ``composition.SpectrumCache``): the base is squared first, so that
+    result * base can use the base's transform at the squaring's (longer) length where that is cheaper
+    (``SpectrumCache.length_for``).  Returns the tilted result and its weight at +∞."""
     result = None
     inf_r = 0.0
     base, inf_b, nb = y, inf_y, 1
     n = T
     nr = 0
     while True:
+        if n >> 1:
+            top, d = tops(2 * nb)
+            square, inf_s = _sum_conv(base, base, inf_b, inf_b, upward, top, d, lam, spectra)
         if n & 1:
             if result is None:
                 result, inf_r, nr = base, inf_b, nb
@@ -437,8 +440,7 @@ def _power_tilted(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: 
         if not n:
             break
         nb *= 2
-        top, d = tops(nb)
-        base, inf_b = _sum_conv(base, base, inf_b, inf_b, upward, top, d, lam, spectra)
+        base, inf_b = square, inf_s
     return result, inf_r
 
 

@@ -912,6 +912,31 @@ class SpectrumCache:
         self._spectra[key] = (weakref.ref(x, drop), X)
         return X
 
+    def has(self, x: np.ndarray, nf: int, extended: bool) -> bool:
+        hit = self._spectra.get((id(x), nf, extended))
+        return hit is not None and hit[0]() is x
+
+    def lengths(self, x: np.ndarray, extended: bool) -> list[int]:
+        return [k[1] for k, v in list(self._spectra.items()) if k[0] == id(x) and k[2] == extended and v[0]() is x]
+
+    def length_for(self, a: np.ndarray, b: np.ndarray, n_out: int, extended: bool) -> int:
+        """The FFT length for a * b: ``fft_length(n_out)``, or a longer length at which a factor's spectrum is
+        cached when that costs fewer points transformed (≈ N per transform: (1 + uncached factors)·N), among
+        lengths ≥ n_out no longer than the power of two and with no more stages (the bound stays ≤ the power
+        of two's, as for ``fft_length``)."""
+        best = fft_length(n_out)
+        pow2 = _fft_size(n_out)
+        limit = pow2.bit_length() - 1
+        factors = (a,) if b is a else (a, b)
+
+        def cost(nf):
+            return nf * (1 + sum(not self.has(x, nf, extended) for x in factors))
+        for x in factors:
+            for nf in self.lengths(x, extended):
+                if n_out <= nf <= pow2 and fft_stages(nf) <= limit and cost(nf) < cost(best):
+                    best = nf
+        return best
+
 
 def _rfft(x: np.ndarray, nf: int, extended: bool) -> np.ndarray:
     return np.fft.rfft(x.astype(np.longdouble) if extended else x, nf)
@@ -933,10 +958,11 @@ def _fft_convolve(a: np.ndarray, b: np.ndarray, n_out: int, extended: bool, spec
     """(c̃, bound on |c̃ − c| entrywise) by FFT in binary64 or, with ``extended``, in the platform's long
     double (x86: 64-bit significand, unit roundoff 2⁻⁶⁴) through numpy's pocketfft, at length
     ``fft_length(n_out)``.  A square (``a is b``) transforms once; ``spectra`` reuses the transforms of
-    arrays seen before (the same computed values: the bound is that of one convolution either way)."""
-    nf = fft_length(n_out)
+    arrays seen before (the same computed values: the bound is that of one convolution either way), also at
+    a longer length where that saves work (``SpectrumCache.length_for``)."""
     unit = _extended_unit() if extended else 0.0
     ext = bool(unit)
+    nf = fft_length(n_out) if spectra is None else spectra.length_for(a, b, n_out, ext)
 
     def spectrum(x):
         return spectra.rfft(x, nf, ext) if spectra is not None else _rfft(x, nf, ext)
@@ -1169,8 +1195,8 @@ def power(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=No
 def power_by_squaring(g: Grid, count: int, upward: bool, width_sd: float = 12.0, progress=None,
                       lam: float = 0.0, extended: bool | None = None) -> Grid:
     """The count-fold self-convolution by squaring (tilted), every intermediate clipped to its window
-    (proof note, Lemma 5).  Returns a tilted grid.  The base's transform, computed for result * base, serves
-    the base's squaring when the two lengths agree (``SpectrumCache``)."""
+    (proof note, Lemma 5).  Returns a tilted grid.  The base is squared first, so that result * base can use
+    the base's transform at the squaring's length where that is cheaper (``SpectrumCache.length_for``)."""
     mean, std = moments(g)
     spectra = SpectrumCache()
     if extended is None:
@@ -1181,6 +1207,11 @@ def power_by_squaring(g: Grid, count: int, upward: bool, width_sd: float = 12.0,
     res_count = 0
     n = count
     while True:
+        if n >> 1:
+            lo, hi = window(2 * base_count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
+            square = convolve(base, base, lo, hi, upward, extended, spectra)
+            if progress is not None:
+                progress()
         if n & 1:
             if result is None:
                 result, res_count = base, base_count
@@ -1194,10 +1225,7 @@ def power_by_squaring(g: Grid, count: int, upward: bool, width_sd: float = 12.0,
         if not n:
             break
         base_count *= 2
-        lo, hi = window(base_count, mean, std, g.k0, g.k1, width_sd, lam == 0.0)
-        base = convolve(base, base, lo, hi, upward, extended, spectra)
-        if progress is not None:
-            progress()
+        base = square
     return result
 
 

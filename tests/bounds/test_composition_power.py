@@ -359,3 +359,26 @@ def test_spectrum_cache_keys_on_the_array_and_forgets_dead_arrays():
     del a
     gc.collect()
     assert len(spectra._spectra) == 1  # the three entries of the dead array are gone (b's remains)
+
+
+def test_length_for_takes_a_cached_longer_length_only_when_cheaper_and_not_costlier_in_stages():
+    rng = np.random.default_rng(11)
+    spectra = C.SpectrumCache()
+    base, result = rng.uniform(0, 1, 1000), rng.uniform(0, 1, 501)
+    spectra.rfft(base, 2048, False)  # as if base had just been squared (1999 outputs: 2048)
+    # result * base: 1500 outputs; fft_length 1536 = 2⁹·3 (11 stages, 3 transforms) against 2048 with base's
+    # spectrum cached (2 transforms): 3·1536 > 2·2048, and 2048 is the power of two itself
+    assert C.fft_length(1500) == 1536 and C.SpectrumCache().length_for(result, base, 1500, False) == 1536
+    assert spectra.length_for(result, base, 1500, False) == 2048
+    # 1100 outputs: 1152 = 2⁷·3² (11 stages); 3·1152 < 2·2048: the cached length is not taken
+    assert spectra.length_for(result[:101], base, 1100, False) == C.fft_length(1100) == 1152
+    # a cached length with more stages than the power of two is never taken, even where cheaper: beyond the
+    # power of two (2000 outputs: 2048; cached 2304 = 2⁸·3², 2·2304 < 3·2048; stages ≥ log₂ N always) or
+    # below it (1500 outputs; cached 1600 = 2⁶·5², 12 stages, 2·1600 < 3·1536)
+    other = rng.uniform(0, 1, 1000)
+    spectra.rfft(other, 2304, False)
+    spectra.rfft(other, 1600, False)
+    assert spectra.length_for(result, other, 2000, False) == C.fft_length(2000) == 2048
+    assert spectra.length_for(result, other, 1500, False) == 1536
+    # a cached length in the other precision does not count
+    assert spectra.length_for(result, base, 1500, True) == 1536
