@@ -1,7 +1,8 @@
 """Composition FFTs (issue 20, item 4): the balls-and-bins compositions of the test suite and a Poisson squaring
 route, on this tree and on a before-tree, side by side in one run: CPU seconds (time.process_time of a child
-process per (tree, case), the children run one after another, so both see the same load), the sandwiches of
-both trees and the ratio.
+process per (tree, case), the children run one after another, so both see the same load), the long-double
+FFT points transformed (Σ N over numpy's rfft/irfft calls: a cost that does not depend on the load), the
+sandwiches of both trees and the ratio.
 
     git archive <before-commit> | tar -x -C /tmp/h19_before
     PYTHONPATH=$PWD python benchmarks/bench_composition_ffts.py [--before /tmp/h19_before] [--repeats 2]
@@ -31,15 +32,32 @@ CASES = [
 
 CHILD = """
 import json, sys, time, warnings
+import numpy as np
 warnings.filterwarnings("ignore")
 import bounds
 from bounds.samplers import balls_and_bins
 g = bounds.Gaussian.from_noise_multiplier
 expr, eps = sys.argv[1], json.loads(sys.argv[2])
+points = {"ld": 0, "f64": 0}  # transform lengths summed over the rfft/irfft calls (a load-independent cost)
+raw_rfft, raw_irfft = np.fft.rfft, np.fft.irfft
+
+def count(x, n, inverse):
+    ld = x.dtype in (np.longdouble, np.clongdouble) and np.finfo(np.longdouble).eps < 2.0 ** -60
+    points["ld" if ld else "f64"] += int(n) if n is not None else (2 * (len(x) - 1) if inverse else len(x))
+
+def rfft(x, n=None, *a, **k):
+    count(np.asarray(x), n, False)
+    return raw_rfft(x, n, *a, **k)
+
+def irfft(x, n=None, *a, **k):
+    count(np.asarray(x), n, True)
+    return raw_irfft(x, n, *a, **k)
+np.fft.rfft, np.fft.irfft = rfft, irfft
 t = time.process_time()
 s = eval(expr).delta(eps)
 cpu = time.process_time() - t
-print(json.dumps({"cpu": cpu, "lower": [float(x) for x in s.lower], "upper": [float(x) for x in s.upper]}))
+print(json.dumps({"cpu": cpu, "lower": [float(x) for x in s.lower], "upper": [float(x) for x in s.upper],
+                  "points": points}))
 """
 
 
@@ -60,7 +78,8 @@ def main() -> None:
     for _, tree in trees:  # warm the numba caches of both trees (balls-and-bins and Poisson kernels)
         run(tree, CASES[3][1], CASES[3][2])
         run(tree, CASES[-1][1], [1.0])
-    print(f"{'case':44s} {'before s':>9s} {'now s':>8s} {'ratio':>6s}  max |Δ lower|, |Δ upper|  (width now)")
+    print(f"{'case':44s} {'before s':>9s} {'now s':>8s} {'ratio':>6s}  {'long-double FFT points':>22s}  "
+          "max |Δ lower|, |Δ upper|  (width now)")
     for label, expr, eps in CASES:
         res = {name: [] for name, _ in trees}
         for _ in range(args.repeats):
@@ -72,7 +91,9 @@ def main() -> None:
         dl = max(abs(x - y) for x, y in zip(rb["lower"], rn["lower"]))
         du = max(abs(x - y) for x, y in zip(rb["upper"], rn["upper"]))
         w = max(u - lo for lo, u in zip(rn["lower"], rn["upper"]))
-        print(f"{label:44s} {b:9.2f} {n:8.2f} {b / n:6.2f}  {dl:.2e}, {du:.2e}  ({w:.2e})")
+        pb, pn = rb["points"]["ld"], rn["points"]["ld"]
+        pts = f"{pb / 1e6:.1f}M → {pn / 1e6:.1f}M" if pb else "— (binary64)"
+        print(f"{label:44s} {b:9.2f} {n:8.2f} {b / n:6.2f}  {pts:>22s}  {dl:.2e}, {du:.2e}  ({w:.2e})")
 
 
 if __name__ == "__main__":
