@@ -664,10 +664,21 @@ def upper_sums(theta: float, T: int, delta: float, progress=None):
     return upper, upper_a, s_inf
 
 
-def lower_sums(theta: float, T: int, delta: float, up: bool, progress=None):
+def lower_cells(theta: float, T: int, delta: float):
+    """The fine cells of the Z-line (``fine_cells_at``) on the half-spacing boundaries of the lower sides'
+    nodes: the same for REMOVE and ADD (computed once per epoch, ``epoch_sums``)."""
+    na, bands = _bands(theta, T, delta, LOWER_BUDGET)
+    yb = [(np.arange(2 * na, dtype=np.float64) + 1.0) * (0.5 * delta)]
+    for s0, sp, nn in bands:
+        yb.append(s0 + (np.arange(2 * nn, dtype=np.float64) + 1.0) * (0.5 * sp))
+    yb.append(np.array([np.inf]))
+    return fine_cells_at(theta, np.concatenate(yb))
+
+
+def lower_sums(theta: float, T: int, delta: float, up: bool, progress=None, cells=None):
     """A dominated law of S (REMOVE: ``up``, call below; ADD: put below) as atoms (positions, masses): the
     cells of the Z-line merged onto the nodes (``greedy_merge``), split at K; the terms j ≥ 2 and everything
-    beyond the windows dropped (Lemma C)."""
+    beyond the windows dropped (Lemma C).  ``cells``: ``lower_cells(theta, T, delta)`` when already computed."""
     na, bands = _bands(theta, T, delta, LOWER_BUDGET)
     K = delta * na
     sd_a = small_sd(theta, K)
@@ -675,11 +686,7 @@ def lower_sums(theta: float, T: int, delta: float, up: bool, progress=None):
     def tops(n):
         return min(n * na, int(math.ceil((n + 14.0 * math.sqrt(n) * sd_a + K) / delta)) + 2), delta
 
-    yb = [(np.arange(2 * na, dtype=np.float64) + 1.0) * (0.5 * delta)]
-    for s0, sp, nn in bands:
-        yb.append(s0 + (np.arange(2 * nn, dtype=np.float64) + 1.0) * (0.5 * sp))
-    yb.append(np.array([np.inf]))
-    pos, wl, wh, ml, mh = fine_cells_at(theta, np.concatenate(yb))
+    pos, wl, wh, ml, mh = lower_cells(theta, T, delta) if cells is None else cells
     a_lo, _, _ = greedy_merge(pos[:2 * na], wl[:2 * na], wh[:2 * na], ml[:2 * na], mh[:2 * na], False, delta,
                               up, False, 0, na)
     b_lo = []
@@ -704,8 +711,9 @@ def epoch_sums(theta_up: float, theta_lo: float, T: int, delta: float, delta_lo:
     one epoch; independent of the loss spacing h.  ``delta_lo`` (default Δ): the lower sides' Y-spacing."""
     dl = delta if delta_lo is None else delta_lo
     upper, upper_a, s_inf = upper_sums(theta_up, T, delta, progress)
-    return (upper, upper_a, s_inf, lower_sums(theta_lo, T, dl, True, progress),
-            lower_sums(theta_lo, T, dl, False, progress))
+    cells = lower_cells(theta_lo, T, dl)  # the same fine cells for both lower sides
+    return (upper, upper_a, s_inf, lower_sums(theta_lo, T, dl, True, progress, cells),
+            lower_sums(theta_lo, T, dl, False, progress, cells))
 
 
 @njit(cache=True)
