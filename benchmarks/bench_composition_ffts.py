@@ -6,6 +6,7 @@ sandwiches of both trees and the ratio.
 
     git archive <before-commit> | tar -x -C /tmp/h19_before
     PYTHONPATH=$PWD python benchmarks/bench_composition_ffts.py [--before /tmp/h19_before] [--repeats 2]
+    PYTHONPATH=$PWD python benchmarks/bench_composition_ffts.py --corner   # σ = 0.35, T = 1000 only
 
 Each child builds one composition and asks δ at the listed ε (what the tests do); a first untimed child per
 tree warms the numba cache.  CPU time of the faster of ``--repeats`` runs.  Nothing here is asserted in a test.
@@ -30,8 +31,12 @@ CASES = [
      "bounds.compose([(bounds.poisson_sampled(g(1.0), 0.01), 3000)], tolerance=1e-3)", [1.0]),
 ]
 
+# --corner: the issue-21 corner, ε at δ = 1e-5 (≈ 20–40 s per child)
+CORNER = [("balls-and-bins σ=0.35 T=1000 E=1, ε(1e-5)",
+           "bounds.compose([(balls_and_bins(g(0.35), 1000), 1)], tolerance=1e-2)", None)]
+
 CHILD = """
-import json, sys, time, warnings
+import json, resource, sys, time, warnings
 import numpy as np
 warnings.filterwarnings("ignore")
 import bounds
@@ -54,10 +59,10 @@ def irfft(x, n=None, *a, **k):
     return raw_irfft(x, n, *a, **k)
 np.fft.rfft, np.fft.irfft = rfft, irfft
 t = time.process_time()
-s = eval(expr).delta(eps)
+s = eval(expr).delta(eps) if eps is not None else eval(expr).epsilon([1e-5])
 cpu = time.process_time() - t
 print(json.dumps({"cpu": cpu, "lower": [float(x) for x in s.lower], "upper": [float(x) for x in s.upper],
-                  "points": points}))
+                  "points": points, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}))
 """
 
 
@@ -72,7 +77,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", default="/tmp/h19_before")
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--corner", action="store_true", help="only the σ = 0.35, T = 1000 corner (peak RSS too)")
     args = ap.parse_args()
+    cases = CORNER if args.corner else CASES
     now = os.getcwd()
     trees = [("before", args.before), ("now", now)]
     for _, tree in trees:  # warm the numba caches of both trees (balls-and-bins and Poisson kernels)
@@ -80,7 +87,7 @@ def main() -> None:
         run(tree, CASES[-1][1], [1.0])
     print(f"{'case':44s} {'before s':>9s} {'now s':>8s} {'ratio':>6s}  {'long-double FFT points':>22s}  "
           "max |Δ lower|, |Δ upper|  (width now)")
-    for label, expr, eps in CASES:
+    for label, expr, eps in cases:
         res = {name: [] for name, _ in trees}
         for _ in range(args.repeats):
             for name, tree in trees:  # interleaved
@@ -93,7 +100,8 @@ def main() -> None:
         w = max(u - lo for lo, u in zip(rn["lower"], rn["upper"]))
         pb, pn = rb["points"]["ld"], rn["points"]["ld"]
         pts = f"{pb / 1e6:.1f}M → {pn / 1e6:.1f}M" if pb else "— (binary64)"
-        print(f"{label:44s} {b:9.2f} {n:8.2f} {b / n:6.2f}  {pts:>22s}  {dl:.2e}, {du:.2e}  ({w:.2e})")
+        print(f"{label:44s} {b:9.2f} {n:8.2f} {b / n:6.2f}  {pts:>22s}  {dl:.2e}, {du:.2e}  ({w:.2e})  "
+              f"peak RSS {rb['rss_mb']} → {rn['rss_mb']} MB")
 
 
 if __name__ == "__main__":
