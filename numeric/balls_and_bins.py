@@ -348,14 +348,15 @@ TAIL_Z = 6.5  # Y's grid reaches the P-quantile Z = θ + 6.5 (tail ≈ 4e-11; up
 
 
 def _sum_conv(a: np.ndarray, b: np.ndarray, inf_a: float, inf_b: float, upward: bool, top: int, delta: float,
-              lam: float = 0.0):
+              lam: float = 0.0, spectra=None):
     """a * b on the nodes jΔ (j from 0), cut at ``top``; with ``lam`` > 0 (upper side only) the vectors are
     stored *tilted*, entry j multiplied by e^{λj} (tilting commutes with convolution, and the FFT's absolute
     error, once untilted, is multiplied by e^{−λj}: small where r = jΔ/T is large, which the REMOVE P-mass
     r·ν weights).  Upper: FFT error added, the mass above the cut moved to node ``top`` with its first moment
     added to the weight at +∞ (a mean-preserving spread onto {top, B}, B → ∞), weights at +∞ composed as
     A·|b| + B·|a| (the spread atoms' masses A/B vanish); lower: FFT error subtracted, the mass above the cut
-    dropped.  Returns (c, weight at +∞)."""
+    dropped.  ``spectra``: a ``composition.SpectrumCache`` shared by the convolutions of one power (the same
+    computed transforms, fewer of them).  Returns (c, weight at +∞)."""
     from . import composition as C
 
     n_out = len(a) + len(b) - 1
@@ -364,7 +365,7 @@ def _sum_conv(a: np.ndarray, b: np.ndarray, inf_a: float, inf_b: float, upward: 
         rel = (min(len(a), len(b)) + 2) * U
         c = c * (1 + rel) if upward else c * (1 - rel)
     else:
-        c, err, rel = C._fft_convolve(a, b, n_out, upward or LOWER_EXTENDED)
+        c, err, rel = C._fft_convolve(a, b, n_out, upward or LOWER_EXTENDED, spectra)
         if rel is not None:
             err = err + rel
         c = c + err if upward else c - err
@@ -414,28 +415,32 @@ def _beyond(a: np.ndarray, b: np.ndarray, top: int):
     return mass, mom
 
 
-def _power_tilted(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: float):
+def _power_tilted(y: np.ndarray, inf_y: float, T: int, upward: bool, tops, lam: float, spectra=None):
     """The T-fold convolution (T ≥ 1) of the (already tilted) y by squaring; ``tops(n)`` = (last node kept for
-    n summands, Δ).  Returns the tilted result and its weight at +∞."""
+    n summands, Δ).  ``spectra`` (a ``composition.SpectrumCache``): the base is squared first, so that
+    result * base can use the base's transform at the squaring's (longer) length where that is cheaper
+    (``SpectrumCache.length_for``).  Returns the tilted result and its weight at +∞."""
     result = None
     inf_r = 0.0
     base, inf_b, nb = y, inf_y, 1
     n = T
     nr = 0
     while True:
+        if n >> 1:
+            top, d = tops(2 * nb)
+            square, inf_s = _sum_conv(base, base, inf_b, inf_b, upward, top, d, lam, spectra)
         if n & 1:
             if result is None:
                 result, inf_r, nr = base, inf_b, nb
             else:
                 nr += nb
                 top, d = tops(nr)
-                result, inf_r = _sum_conv(result, base, inf_r, inf_b, upward, top, d, lam)
+                result, inf_r = _sum_conv(result, base, inf_r, inf_b, upward, top, d, lam, spectra)
         n >>= 1
         if not n:
             break
         nb *= 2
-        top, d = tops(nb)
-        base, inf_b = _sum_conv(base, base, inf_b, inf_b, upward, top, d, lam)
+        base, inf_b = square, inf_s
     return result, inf_r
 
 
@@ -446,14 +451,18 @@ def _tilt(y: np.ndarray, lam: float) -> np.ndarray:
 
 
 def power_pair(y: np.ndarray, T: int, upward: bool, tops, lam: float = 0.0):
-    """(y^{*(T−1)}, its weight at +∞, y^{*T}, its weight at +∞), untilted; y^{*0} is the unit atom at 0."""
+    """(y^{*(T−1)}, its weight at +∞, y^{*T}, its weight at +∞), untilted; y^{*0} is the unit atom at 0.
+    The convolutions share one ``SpectrumCache`` (y's transform serves y^{*T} = y^{*(T−1)} * y as well)."""
+    from . import composition as C
+
+    spectra = C.SpectrumCache()
     yt = _tilt(y, lam)
     if T == 1:
         P, inf_p = np.ones(1), 0.0
     else:
-        P, inf_p = _power_tilted(yt, 0.0, T - 1, upward, tops, lam)
+        P, inf_p = _power_tilted(yt, 0.0, T - 1, upward, tops, lam, spectra)
     top, d = tops(T)
-    F, inf_f = _sum_conv(P, yt, inf_p, 0.0, upward, top, d, lam)
+    F, inf_f = _sum_conv(P, yt, inf_p, 0.0, upward, top, d, lam, spectra)
     return _tilt(P, -lam), inf_p, _tilt(F, -lam), inf_f
 
 
@@ -655,10 +664,21 @@ def upper_sums(theta: float, T: int, delta: float, progress=None):
     return upper, upper_a, s_inf
 
 
-def lower_sums(theta: float, T: int, delta: float, up: bool, progress=None):
+def lower_cells(theta: float, T: int, delta: float):
+    """The fine cells of the Z-line (``fine_cells_at``) on the half-spacing boundaries of the lower sides'
+    nodes: the same for REMOVE and ADD (computed once per epoch, ``epoch_sums``)."""
+    na, bands = _bands(theta, T, delta, LOWER_BUDGET)
+    yb = [(np.arange(2 * na, dtype=np.float64) + 1.0) * (0.5 * delta)]
+    for s0, sp, nn in bands:
+        yb.append(s0 + (np.arange(2 * nn, dtype=np.float64) + 1.0) * (0.5 * sp))
+    yb.append(np.array([np.inf]))
+    return fine_cells_at(theta, np.concatenate(yb))
+
+
+def lower_sums(theta: float, T: int, delta: float, up: bool, progress=None, cells=None):
     """A dominated law of S (REMOVE: ``up``, call below; ADD: put below) as atoms (positions, masses): the
     cells of the Z-line merged onto the nodes (``greedy_merge``), split at K; the terms j ≥ 2 and everything
-    beyond the windows dropped (Lemma C)."""
+    beyond the windows dropped (Lemma C).  ``cells``: ``lower_cells(theta, T, delta)`` when already computed."""
     na, bands = _bands(theta, T, delta, LOWER_BUDGET)
     K = delta * na
     sd_a = small_sd(theta, K)
@@ -666,11 +686,7 @@ def lower_sums(theta: float, T: int, delta: float, up: bool, progress=None):
     def tops(n):
         return min(n * na, int(math.ceil((n + 14.0 * math.sqrt(n) * sd_a + K) / delta)) + 2), delta
 
-    yb = [(np.arange(2 * na, dtype=np.float64) + 1.0) * (0.5 * delta)]
-    for s0, sp, nn in bands:
-        yb.append(s0 + (np.arange(2 * nn, dtype=np.float64) + 1.0) * (0.5 * sp))
-    yb.append(np.array([np.inf]))
-    pos, wl, wh, ml, mh = fine_cells_at(theta, np.concatenate(yb))
+    pos, wl, wh, ml, mh = lower_cells(theta, T, delta) if cells is None else cells
     a_lo, _, _ = greedy_merge(pos[:2 * na], wl[:2 * na], wh[:2 * na], ml[:2 * na], mh[:2 * na], False, delta,
                               up, False, 0, na)
     b_lo = []
@@ -695,8 +711,9 @@ def epoch_sums(theta_up: float, theta_lo: float, T: int, delta: float, delta_lo:
     one epoch; independent of the loss spacing h.  ``delta_lo`` (default Δ): the lower sides' Y-spacing."""
     dl = delta if delta_lo is None else delta_lo
     upper, upper_a, s_inf = upper_sums(theta_up, T, delta, progress)
-    return (upper, upper_a, s_inf, lower_sums(theta_lo, T, dl, True, progress),
-            lower_sums(theta_lo, T, dl, False, progress))
+    cells = lower_cells(theta_lo, T, dl)  # the same fine cells for both lower sides
+    return (upper, upper_a, s_inf, lower_sums(theta_lo, T, dl, True, progress, cells),
+            lower_sums(theta_lo, T, dl, False, progress, cells))
 
 
 @njit(cache=True)

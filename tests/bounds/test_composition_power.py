@@ -243,9 +243,12 @@ def test_rfft_entry_error_within_the_mixed_radix_bound(n_fft):
     spec = np.fft.rfft(a, n_fft)
     phi = C.fft_entry_error(n_fft)
     a1 = float(mpmath.fsum(mpmath.mpf(float(x)) for x in a))
+    # the N roots of unity once (40 digits), indexed by jk mod N: the same DFT, not one expj per (j, k)
+    roots = [mpmath.expj(-2 * mpmath.pi * m / n_fft) for m in range(n_fft)]
+    am = [mpmath.mpf(float(x)) for x in a]
     worst = 0.0
     for j in range(n_fft // 2 + 1):
-        exact = mpmath.fsum(mpmath.mpf(float(x)) * mpmath.expj(-2 * mpmath.pi * j * k / n_fft) for k, x in enumerate(a))
+        exact = mpmath.fsum(x * roots[j * k % n_fft] for k, x in enumerate(am))
         worst = max(worst, float(abs(mpmath.mpc(complex(spec[j])) - exact)))
     assert worst <= phi / C.FFT_SAFETY * a1
     assert worst > 0.0  # the comparison sees rounding at all
@@ -275,3 +278,107 @@ def test_short_phases_keep_the_squaring_route_tight_at_tiny_delta():
         s = bounds.compose([(step, 20)]).delta(10.0)
     assert 2.2e-15 < s.lower <= s.upper < 2.3e-15
     assert (s.upper - s.lower) / s.upper < 1e-3
+
+
+# ---- FFT lengths and reused spectra of the squaring route (Lemma 5; issue 20) -------------------------
+
+def test_fft_length_is_the_smallest_smooth_length_no_costlier_in_stages():
+    # independent enumeration: the smallest even 2^a·3^b·5^c ≥ n whose a + 2b + 3c is at most log₂ of the
+    # power of two ≥ n (so the certified bound is never larger than at the power of two)
+    def stages(m):
+        s = 0
+        for r, cost in ((2, 1), (3, 2), (5, 3)):
+            while m % r == 0:
+                m //= r
+                s += cost
+        return s if m == 1 else None
+    for n in list(range(1, 1100)) + [319, 800_212, 1_574_611, 2_099_616, 1_048_577]:
+        pow2 = 2
+        while pow2 < n:
+            pow2 *= 2
+        limit = pow2.bit_length() - 1
+        expect = next(m for m in range(max(n, 2), pow2 + 1, 1)
+                      if m % 2 == 0 and stages(m) is not None and stages(m) <= limit)
+        assert C.fft_length(n) == expect, n
+    assert C.fft_length(2_099_616) == 9 * 2 ** 18  # not 2²²
+    assert C.fft_length(319) == 320
+
+
+def test_fft_error_bound_at_fft_length_not_above_the_power_of_two():
+    rng = np.random.default_rng(5)
+    for n in (319, 1000, 5000, 100_000):
+        a = rng.uniform(0, 1, n // 2 + 1)
+        b = rng.uniform(0, 1, n - n // 2)
+        nf = C.fft_length(n)
+        for unit in (C.U, 2.0 ** -64):
+            assert C.fft_error_bound(a, b, nf, unit) <= C.fft_error_bound(a, b, C._fft_size(n), unit)
+
+
+def _exact_square(a):
+    fr = [Fraction(float(x)) for x in a]
+    e = max(f.denominator.bit_length() - 1 for f in fr)
+    coeffs = (flint.fmpz_poly([int(f * 2 ** e) for f in fr]) ** 2).coeffs()
+    return [Fraction(int(c), 2 ** (2 * e)) for c in coeffs]
+
+
+@pytest.mark.parametrize("extended", [False, True])
+def test_fft_convolve_square_and_cached_spectra_within_the_bound(extended):
+    # a square (a is b: one transform) and a product whose factor's spectrum comes from a SpectrumCache, at
+    # the mixed-radix length 320 = 2⁶·5 (319 outputs), against exact rational convolutions
+    rng = np.random.default_rng(7)
+    n = 160
+    a = np.exp(-0.5 * ((np.arange(n) - n / 3) / (n / 10)) ** 2) * rng.uniform(0.5, 1.5, n)
+    a = a / a.sum()
+    b = a[::-1].copy()
+    assert C.fft_length(2 * n - 1) == 320
+    spectra = C.SpectrumCache()
+    exact_sq = _exact_square(a)
+    fb = [Fraction(float(x)) for x in b]
+    exact_ab = [sum((Fraction(float(a[i])) * fb[k - i] for i in range(max(0, k - n + 1), min(k, n - 1) + 1)),
+                    Fraction(0)) for k in range(2 * n - 1)]
+    for x, y, exact in ((a, a, exact_sq), (b, a, exact_ab), (a, a, exact_sq)):  # the third: both cached
+        c, err, rel = C._fft_convolve(x, y, 2 * n - 1, extended, spectra)
+        rel = np.zeros_like(c) if rel is None else rel
+        assert max(abs(Fraction(float(r)) - e) - Fraction(float(q)) for r, e, q in zip(c, exact, rel)) <= err
+        assert max(abs(Fraction(float(r)) - e) for r, e in zip(c, exact)) > 0  # rounding is seen at all
+
+
+def test_spectrum_cache_keys_on_the_array_and_forgets_dead_arrays():
+    import gc
+
+    rng = np.random.default_rng(3)
+    spectra = C.SpectrumCache()
+    a, b = rng.uniform(0, 1, 100), rng.uniform(0, 1, 100)
+    sa = spectra.rfft(a, 256, False)
+    assert spectra.rfft(a, 256, False) is sa  # reused
+    sb = spectra.rfft(b, 256, False)  # another array of the same length: its own spectrum
+    assert np.array_equal(sb, np.fft.rfft(b, 256)) and not np.array_equal(sa, sb)
+    assert spectra.rfft(a, 320, False) is not sa  # another length: computed anew
+    assert spectra.rfft(a, 256, True).dtype == np.clongdouble or C._extended_unit() == 0.0
+    assert len(spectra._spectra) == 4
+    del a
+    gc.collect()
+    assert len(spectra._spectra) == 1  # the three entries of the dead array are gone (b's remains)
+
+
+def test_length_for_takes_a_cached_longer_length_only_when_cheaper_and_not_costlier_in_stages():
+    rng = np.random.default_rng(11)
+    spectra = C.SpectrumCache()
+    base, result = rng.uniform(0, 1, 1000), rng.uniform(0, 1, 501)
+    spectra.rfft(base, 2048, False)  # as if base had just been squared (1999 outputs: 2048)
+    # result * base: 1500 outputs; fft_length 1536 = 2⁹·3 (11 stages, 3 transforms) against 2048 with base's
+    # spectrum cached (2 transforms): 3·1536 > 2·2048, and 2048 is the power of two itself
+    assert C.fft_length(1500) == 1536 and C.SpectrumCache().length_for(result, base, 1500, False) == 1536
+    assert spectra.length_for(result, base, 1500, False) == 2048
+    # 1100 outputs: 1152 = 2⁷·3² (11 stages); 3·1152 < 2·2048: the cached length is not taken
+    assert spectra.length_for(result[:101], base, 1100, False) == C.fft_length(1100) == 1152
+    # a cached length with more stages than the power of two is never taken, even where cheaper: beyond the
+    # power of two (2000 outputs: 2048; cached 2304 = 2⁸·3², 2·2304 < 3·2048; stages ≥ log₂ N always) or
+    # below it (1500 outputs; cached 1600 = 2⁶·5², 12 stages, 2·1600 < 3·1536)
+    other = rng.uniform(0, 1, 1000)
+    spectra.rfft(other, 2304, False)
+    spectra.rfft(other, 1600, False)
+    assert spectra.length_for(result, other, 2000, False) == C.fft_length(2000) == 2048
+    assert spectra.length_for(result, other, 1500, False) == 1536
+    # a cached length in the other precision does not count
+    assert spectra.length_for(result, base, 1500, True) == 1536

@@ -20,14 +20,25 @@ def _g(sigma):
 
 def _closed_form(eps, sigma, T, zero_out):
     """sup_C [1 − Φ(C − 2θ)Φ(C)^{T−1}] − e^ε[1 − Φ(C − bθ)Φ(C)^{T−1}] (b = 1 zero-out, 0 replace-one), at the
-    stationary point found by mpmath (50 digits): the hockey stick of the max-pair's threshold tests."""
+    stationary point found by mpmath (50 digits): the hockey stick of the max-pair's threshold tests.  The
+    root search starts at the argmax of the same g on the grid c = j/20 evaluated in binary64 (only a start:
+    the root and g at it are mpmath's; the 16 references are bit-identical to those of a 50-digit start scan,
+    which took 0.2 s each)."""
+    a64, b64 = 2.0 / sigma, (1.0 / sigma if zero_out else 0.0)
+
+    def phi(x):
+        return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+    def g64(c):
+        return (1 - phi(c - a64) * phi(c) ** (T - 1)) - math.exp(eps) * (1 - phi(c - b64) * phi(c) ** (T - 1))
+    j0 = max(range(-100, 300), key=lambda j: g64(j / 20))
     with mp.workdps(50):
         a = 2 / mp.mpf(sigma)
         b = 1 / mp.mpf(sigma) if zero_out else mp.mpf(0)
         F = lambda x, s: mp.ncdf(x - s) * mp.ncdf(x) ** (T - 1)  # noqa: E731
         f = lambda x, s: mp.npdf(x - s) * mp.ncdf(x) ** (T - 1) + (T - 1) * mp.ncdf(x - s) * mp.npdf(x) * mp.ncdf(x) ** (T - 2)  # noqa: E731
         g = lambda c: (1 - F(c, a)) - mp.e ** eps * (1 - F(c, b))  # noqa: E731
-        start = max((mp.mpf(c) / 20 for c in range(-100, 300)), key=g)
+        start = mp.mpf(j0) / 20
         root = mp.findroot(lambda x: -f(x, a) + mp.e ** eps * f(x, b), start)
         return float(g(root))
 
