@@ -22,8 +22,10 @@ def test_metadata_and_latex():
 
 def test_first_call_does_not_import_scipy_linalg():
     """numba's BLAS probe is masked while numeric imports numba (numeric._import_numba): the first compiled
-    kernel call (an array: scalars start on the plain-Python tier, tests/bounds/test_pure.py) leaves scipy.linalg unimported, and numba's BLAS flag still says what the probe would have found."""
-    code = ("import sys, json, importlib.util, bounds; bounds.poisson_subsampling([1.0], 1e-6, 0.01); "
+    kernel call (an array of two points: scalars, and one point, start on the plain-Python tier,
+    tests/bounds/test_pure.py, tests/bounds/test_one_point.py) leaves scipy.linalg unimported, and numba's BLAS flag
+    still says what the probe would have found."""
+    code = ("import sys, json, importlib.util, bounds; bounds.poisson_subsampling([1.0, 2.0], 1e-6, 0.01); "
             "import numba.np.arraymath as a; "
             "print(json.dumps(['scipy.linalg' in sys.modules, a._HAVE_BLAS, importlib.util.find_spec('scipy') is not None]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -127,15 +127,16 @@ def test_tiers_switch_and_fall_back():
     assert not out["import"] and not out["first"] and not out["t11"] and not out["before_switch"]
     assert out["after_switch"] and out["compiled_in_place"]
     assert out["scalar_only"] == [True, False] and out["after_loop"] == [True, False, True]
-    array = [float(v[0]) for v in bounds.poisson_subsampling([1.0], 1e-6, 0.01)]
+    # arrays of two points: the loop (one point takes the scalar route, tests/bounds/test_one_point.py)
+    array = [float(v[0]) for v in bounds.poisson_subsampling([1.0, 1.0], 1e-6, 0.01)]
     assert out["first_value"] == out["switched_value"] == array
-    assert out["t11_value"] == float(bounds.subsampled_gaussian_profile(np.array([1.0]), theta=1.0, rate=0.01)[0])
+    assert out["t11_value"] == float(bounds.subsampled_gaussian_profile(np.array([1.0, 1.0]), theta=1.0, rate=0.01)[0])
     assert out["pure_modules"] and all(not m.startswith("numeric._pure.") or "numba" not in m
                                        for m in out["pure_modules"])
     # lazy public names: no heavy submodule at import; every name of __all__ resolves, in dir(bounds)
     assert out["heavy"] == [] and out["names"] and out["dir"]
     assert out["still_tiered"]  # the first call of that kernel: answered by the compiled one, tier kept
-    assert out["fallback"] == float(bounds.group_privacy(np.array([3.0]), 0.001, 1000).delta[0])
+    assert out["fallback"] == float(bounds.group_privacy(np.array([3.0, 3.0]), 0.001, 1000).delta[0])
 
 
 def test_twins_do_not_use_numba():
