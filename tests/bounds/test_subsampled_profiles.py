@@ -116,12 +116,20 @@ def _quad(mech, direction, e, t, q):
         b0, b1 = (lambda x: mp.exp(-abs(x)) / 2), (lambda x: mp.exp(-abs(x - t)) / 2)
     mix = lambda x: (1 - q) * b0(x) + q * b1(x)  # noqa: E731
     p, pp = (mix, b0) if direction == "remove" else (b0, mix)
-    g = lambda x: p(x) - mp.exp(e) * pp(x)  # noqa: E731
+    g = lambda x: p(x) - mp.exp(e) * pp(x)  # noqa: E731  (e^ε at quad's raised working precision)
+    c = mp.exp(e)
+
+    def g_scan(x):
+        """g at this precision with e^ε and the base density computed once (the same operations as g)."""
+        v0 = b0(x)
+        m = (1 - q) * v0 + q * b1(x)
+        return m - c * v0 if direction == "remove" else v0 - c * m
     cuts = [mpf(0), t]
     xs = [mpf(-40) + i * (80 + t) / 800 for i in range(801)]
-    for a, b in zip(xs, xs[1:]):
-        if (g(a) > 0) != (g(b) > 0):
-            cuts.append(_bisect(g, a, b))
+    signs = [g_scan(x) > 0 for x in xs]  # each scan point once (both of its intervals use it)
+    for i, (a, b) in enumerate(zip(xs, xs[1:])):
+        if signs[i] != signs[i + 1]:
+            cuts.append(_bisect(g_scan, a, b))
     return mp.quad(lambda x: max(g(x), 0), [-mp.inf] + sorted(set(cuts)) + [mp.inf])
 
 

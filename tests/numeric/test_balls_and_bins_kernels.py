@@ -78,19 +78,29 @@ def test_coarsen_upper_is_a_mean_preserving_split():
 
 
 def _exact_call_sum2(k, theta):
-    # E[(Y1 + Y2 − k)₊] for two independent log-normals (E Y = 1): ∫ call_Y(k − y) dF(y), the inner call in
-    # closed form (Black–Scholes; = 1 − (k − y) for k − y ≤ 0), the outer integral by mpmath quadrature (30 digits)
+    # E[(Y1 + Y2 − k)₊] for two independent log-normals (E Y = 1): ∫ call_Y(k − y) dF(y) over y = e^{θz − θ²/2},
+    # split at z_k (y = k).  Above z_k the strike k − y ≤ 0 and call_Y(k − y) = 1 − k + y, so that part is
+    # (1 − k)Φ(−z_k) + Φ(θ − z_k) in closed form; below, the inner call in closed form (Black–Scholes) at
+    # quad's working precision, the outer integral by mpmath quadrature (30 digits, its error estimate
+    # checked).  Against the former route (the whole line by quadrature, the inner call at 40 digits), on this
+    # test's 16 points: relative difference ≤ 2.4e-31, 0.76× the CPU.
     with mp.workdps(30):
         t = mp.mpf(theta)
-
-        def inner(z):
-            y = mp.exp(t * z - t * t / 2)
-            return _exact_call(k - y, theta) * mp.npdf(z)
-
         if k <= 0:
             return mp.mpf(2) - k
+        k = mp.mpf(k)
+
+        def inner(z):
+            s = k - mp.exp(t * z - t * t / 2)
+            if s <= 0:  # only by rounding at z ≈ z_k
+                return (1 - s) * mp.npdf(z)
+            d = (mp.log(s) + t * t / 2) / t
+            return (mp.ncdf(t - d) - s * mp.ncdf(-d)) * mp.npdf(z)
+
         zk = (mp.log(k) + t * t / 2) / t
-        return mp.quad(inner, [-mp.inf, zk - 3, zk, zk + 3, mp.inf])
+        lower, err = mp.quad(inner, [-mp.inf, zk - 3, zk], error=True)
+        assert err <= mp.mpf(10) ** -20 * lower, (k, theta, lower, err)
+        return lower + (1 - k) * mp.ncdf(-zk) + mp.ncdf(t - zk)
 
 
 @pytest.mark.parametrize("theta", [1.5, 2.5])

@@ -133,26 +133,38 @@ def test_kernel_results_are_bit_identical_under_another_simd_dispatch(here, redu
     assert not differ, f"kernel results depend on the CPU target: {differ}"
 
 
+_DRAWS = """
+import json, math
+import numpy as np
+from proofs_checks import points
+
+def draws():
+    # [the old way: np.exp over an array, the seeded points now: points.log_uniform], as hex bytes
+    rng = np.random.default_rng(20261130)
+    old = np.exp(rng.uniform(math.log(1e-300), math.log(1e4), 4096)).tobytes().hex()
+    rng = np.random.default_rng(20261130)
+    return [old, points.log_uniform(rng, 1e-300, 1e4, 4096).tobytes().hex()]
+"""
+
+
 def test_the_old_np_exp_points_would_be_caught():
     """The check can fail: the old way of drawing (``np.exp`` over an array) differs between numpy's dispatch
     levels on an AVX-512 machine.  Skipped where numpy's two paths happen to agree on this sample."""
     group = points.best_simd_group()
     if not group or "NPY_DISABLE_CPU_FEATURES" in os.environ:
         pytest.skip("needs this CPU's full numpy dispatch and a group to disable")
-    code = ("import math, numpy as np; rng = np.random.default_rng(20261130); "
-            "print(np.exp(rng.uniform(math.log(1e-300), math.log(1e4), 4096)).tobytes().hex())")
-    outs = [subprocess.run([sys.executable, "-c", code], env={**os.environ, **extra}, capture_output=True,
-                           text=True, timeout=120, check=True).stdout
-            for extra in ({}, {"NPY_DISABLE_CPU_FEATURES": group})]
-    if outs[0] == outs[1]:
+    # this process has the full dispatch (no NPY_DISABLE_CPU_FEATURES, above): it draws both samples itself (a
+    # child with this environment would be this process); one child with the best group disabled draws both
+    here = {}
+    exec(compile(_DRAWS, "<draws>", "exec"), here)
+    here = here["draws"]()
+    child = subprocess.run([sys.executable, "-c", _DRAWS + "print(json.dumps(draws()))"],
+                           env={**os.environ, "NPY_DISABLE_CPU_FEATURES": group, "PYTHONPATH": str(ROOT)},
+                           capture_output=True, text=True, timeout=120, check=True)
+    there = json.loads(child.stdout.strip().splitlines()[-1])
+    if here[0] == there[0]:
         pytest.skip("numpy's exp agrees across dispatch levels on this CPU")
-    new = [subprocess.run([sys.executable, "-c", "import numpy as np; from proofs_checks import points; "
-                           "rng = np.random.default_rng(20261130); "
-                           "print(points.log_uniform(rng, 1e-300, 1e4, 4096).tobytes().hex())"],
-                          env={**os.environ, **extra, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-                          timeout=120, check=True).stdout
-           for extra in ({}, {"NPY_DISABLE_CPU_FEATURES": group})]
-    assert new[0] == new[1]
+    assert here[1] == there[1]
 
 
 @pytest.mark.parametrize("theorem_id,output", [("T1", "epsilon"), ("T1", "epsilon_base"), ("T2", "epsilon"),
