@@ -131,6 +131,27 @@ def _exact_sum(values: Sequence[Fraction]) -> Fraction:
     return sum((Fraction(num, den) for den, num in groups.items()), Fraction(0))
 
 
+def _largest(values: list[Fraction], k: int) -> list[Fraction]:
+    """The k largest of ``values`` (exactly those ``sorted(values, reverse=True)[:k]`` holds, in some order).
+
+    Sorted by their nearest doubles first (``float`` of a Fraction rounds correctly), since comparing 10⁵ Fractions
+    costs seconds: rounding is monotone (x ≤ y ⇒ fl(x) ≤ fl(y)), so a value whose double is above the k-th largest
+    double exceeds every value whose double is at most that, and only the values sharing the k-th double are
+    compared exactly.  Values beyond the double range fall back to the exact sort."""
+    if k <= 0:
+        return []
+    if k >= len(values):
+        return list(values)
+    try:
+        keys = [float(v) for v in values]
+    except OverflowError:
+        return sorted(values, reverse=True)[:k]
+    cut = sorted(keys, reverse=True)[k - 1]
+    above = [v for v, key in zip(values, keys) if key > cut]
+    tied = sorted((v for v, key in zip(values, keys) if key == cut), reverse=True)
+    return above + tied[:k - len(above)]
+
+
 def float_up(x: Fraction) -> float:
     """The smallest double ≥ x (x ≥ 0; inf if x exceeds the largest double)."""
     try:
@@ -238,7 +259,7 @@ def fwl_ratio(lipschitz: Sequence[Any] | np.ndarray, rho: Any) -> Number:
         raise ValueError("fwl_ratio: every lipschitz constant is 0, so C̃/C = 0/0 is undefined (a query that "
                          "ignores every feature needs no noise; SPEC T18)")
     k = _observed_count("fwl_ratio", rho, len(values))
-    top = _exact_sum(sorted(values, reverse=True)[:k])
+    top = _exact_sum(_largest(values, k))
     ratio = top / total
     return ratio if exact and rho_exact else float_up(ratio)
 

@@ -351,3 +351,24 @@ def test_metadata_and_latex():
     assert "missing_data" in t17.functions and "fwl_ratio" in t18.functions
     text = bounds.latex("T18")
     assert r"p_{*}" in text and r"\varepsilon_0'" in text
+
+
+def test_largest_is_the_exact_top_k_even_where_doubles_tie():
+    """``_largest`` (doubles first, exact comparison only among values sharing the k-th double) selects the same
+    multiset as sorting the Fractions, including values that round to one double and huge integers."""
+    import random
+
+    from bounds.missing import _largest
+
+    rng = random.Random(11)
+    tie = Fraction(1, 3)  # neighbours within 2⁻⁸⁰ share its double
+    for trial in range(300):
+        n = rng.randint(1, 40)
+        pool = [tie + Fraction(rng.randint(-3, 3), 2 ** 80), Fraction(rng.randint(0, 50), rng.randint(1, 9)),
+                Fraction(rng.random()), Fraction(2 ** 60 + rng.randint(0, 5))]
+        values = [rng.choice(pool) + (Fraction(rng.randint(-2, 2), 2 ** 90) if rng.random() < 0.3 else 0)
+                  for _ in range(n)]
+        for k in {0, 1, n // 2, n - 1, n, n + 2}:
+            assert sorted(_largest(values, k)) == sorted(sorted(values, reverse=True)[:max(k, 0)]), (values, k)
+    huge = [Fraction(10 ** 400), Fraction(1), Fraction(10 ** 400 + 1), Fraction(2)]
+    assert sorted(_largest(huge, 2)) == [Fraction(10 ** 400), Fraction(10 ** 400 + 1)]
