@@ -79,19 +79,26 @@ def tail(n: int, j0: int, beta: float) -> mp.mpf:
             return s  # the rest is ≤ term·r/(1 − r) ≤ term
 
 
+def scan_start(k: float, beta: float, e: mp.mpf) -> tuple[mp.mpf, int]:
+    """(KL(γ ‖ β), n_m) at the current precision, γ = 1 − (1 − β)e^{−e}: the relative entropy whose e^{−n·KL}
+    ends a scan, and its first n, the smallest with γ(n + 1) ≥ k (decided at rising precision)."""
+    b = mp.mpf(beta)
+    gamma = 1 - (1 - b) * mp.exp(-e)
+    kl = gamma * mp.log(gamma / b) + (1 - gamma) * mp.log((1 - gamma) / (1 - b))
+    n = max(int(k), int(mp.ceil(k / gamma - 1)) - 2)
+    while not _gamma_ge(n, k, beta, e):
+        n += 1
+    return kl, n
+
+
 @memo("kanon_checks.reference", digits="50")
 def reference(k: float, beta: float, epsilon: float, epsilon1: float = 0.0, extra: int = 50):
     """(d, argmax n, n_m, last n) of d(k, β, ε − ε₁) at 50 digits; the scan runs ≥ ``extra`` past n_m."""
     with mp.workprec(2300):
         e = mp.mpf(epsilon) - mp.mpf(epsilon1)  # exact
     with mp.workdps(DIGITS):
-        b = mp.mpf(beta)
-        gamma = 1 - (1 - b) * mp.exp(-e)
-        kl = gamma * mp.log(gamma / b) + (1 - gamma) * mp.log((1 - gamma) / (1 - b))
-        n = max(int(k), int(mp.ceil(k / gamma - 1)) - 2)
-        while not _gamma_ge(n, k, beta, e):
-            n += 1
-        n_m = n
+        kl, n_m = scan_start(k, beta, e)
+        n = n_m
         best, arg = mp.mpf(-1), n
         while True:
             s = tail(n, _first_j(n, beta, e), beta)

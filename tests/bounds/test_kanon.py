@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import bounds
 from bounds.kanon import smallest_admissible_epsilon
-from proofs_checks.kanon_checks import DIGITS, PINNED, _first_j, _gamma_ge, exact_worst_delta, reference
+from proofs_checks.kanon_checks import DIGITS, PINNED, _first_j, exact_worst_delta, reference, scan_start
 
 betas = st.floats(0.02, 0.95)
 small_k = st.integers(1, 60)
@@ -51,13 +51,8 @@ def reference_arb(k: float, beta: float, epsilon: float) -> tuple[mp.mpf, mp.mpf
     try:
         z = arb(beta)
         with mp.workdps(DIGITS):
-            b = mp.mpf(beta)
-            gamma = 1 - (1 - b) * mp.exp(-e)
-            kl = gamma * mp.log(gamma / b) + (1 - gamma) * mp.log((1 - gamma) / (1 - b))
-            n = max(int(k), int(mp.ceil(k / gamma - 1)) - 2)
-            while not _gamma_ge(n, k, beta, e):
-                n += 1
-            n_m = n
+            kl, n_m = scan_start(k, beta, e)
+            n = n_m
             lower, upper = mp.mpf(-1), mp.mpf(-1)
             while True:
                 j0 = _first_j(n, beta, e)
