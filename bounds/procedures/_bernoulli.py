@@ -101,13 +101,16 @@ def _decide(out: np.ndarray, p: Any, words: Callable[[Any], tuple[Any, Any]], rn
         else:
             u = uniform_words(rng, where.size)
             out[where] = u < word
-        # equal so far: undecided, unless p's expansion ends here (then U ≥ p)
+        # equal so far: undecided, unless p's expansion ends here (then U ≥ p); no word equal to p's (the
+        # common case) decides every draw at once
+        tie = u == word
+        if not tie.any():
+            return
         if shared:
             if not rest > 0:
                 return
-            tie = u == word
         else:
-            tie = (u == word) & (rest > 0.0)
+            tie &= rest > 0.0
         ties = np.flatnonzero(tie)
         if not ties.size:
             return
@@ -116,24 +119,10 @@ def _decide(out: np.ndarray, p: Any, words: Callable[[Any], tuple[Any, Any]], rn
             rest = rest[ties]
 
 
-def _decide_array(out: np.ndarray, p: np.ndarray, rng: np.random.Generator) -> None:
-    """:func:`_decide` for one probability per draw (float64 array in [0, 1)): the same rounds and the same
-    words, with the tie test of the first round reduced to one comparison when no word ties (the common case)."""
-    word, rest = _float_words(p)
-    u = uniform_words(rng, out.size)
-    np.less(u, word, out=out)
-    tie = u == word
-    if not tie.any():
-        return
-    tie &= rest > 0.0
-    where = np.flatnonzero(tie)
-    rest = rest[where]
-    while where.size:  # the undecided draws, round after round, in index order
-        word, rest = _float_words(rest)
-        u = uniform_words(rng, where.size)
-        out[where] = u < word
-        ties = np.flatnonzero((u == word) & (rest > 0.0))
-        where, rest = where[ties], rest[ties]
+def _is_shared(p: Any) -> bool:
+    """Whether ``p`` is one probability for every draw (a float, a Fraction, a numpy scalar or 0-d array)
+    rather than one per draw."""
+    return isinstance(p, (float, Fraction)) or np.ndim(p) == 0
 
 
 def _shared(p: Any) -> Any:
@@ -147,7 +136,7 @@ def bernoulli(p: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     ``p`` is a float or a ``Fraction`` in [0, 1] (every draw), or a float64 array of shape (n,) with values
     in [0, 1] (one per draw); it must already be validated (no NaN, inside [0, 1]).  p = 0 and p = 1 draw
     nothing from ``rng``."""
-    if not (type(p) is np.ndarray and p.ndim) and (isinstance(p, (float, Fraction)) or np.ndim(p) == 0):
+    if _is_shared(p):
         p = _shared(p)
         if p >= 1:
             return np.ones(n, dtype=bool)
@@ -162,10 +151,10 @@ def bernoulli(p: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         block = out[start:start + _BLOCK]
         sure = pb >= 1.0  # p = 1 has no word expansion below 1: decided without comparison
         if sure.any():
-            _decide_array(block, np.where(sure, 0.0, pb), rng)
+            _decide(block, np.where(sure, 0.0, pb), _float_words, rng)
             block |= sure
         else:
-            _decide_array(block, pb, rng)
+            _decide(block, pb, _float_words, rng)
     return out
 
 
@@ -180,8 +169,7 @@ def bernoulli_rows(p: Any, n: int, size: int, rng: np.random.Generator) -> np.nd
     before the batch, is restored and the calls are made one by one.  ``p`` as in :func:`bernoulli`
     (validated by the caller)."""
     if size == 0 or n == 0:
-        return np.zeros((size, n), dtype=bool) if not (np.ndim(p) == 0 and _shared(p) >= 1) else \
-            np.ones((size, n), dtype=bool)
+        return np.zeros((size, n), dtype=bool)  # no entries: nothing drawn
     rows = max(1, _ROWS_WORDS // n)
     if size > rows:  # consecutive groups of calls are consecutive calls: bounded memory, the same rows
         return np.concatenate([_bernoulli_rows(p, n, min(rows, size - start), rng) for start in range(0, size, rows)])
@@ -190,7 +178,7 @@ def bernoulli_rows(p: Any, n: int, size: int, rng: np.random.Generator) -> np.nd
 
 def _bernoulli_rows(p: Any, n: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """:func:`bernoulli_rows` for size·n ≤ 2²⁰ words (or one row), size, n ≥ 1."""
-    if isinstance(p, (float, Fraction)) or np.ndim(p) == 0:
+    if _is_shared(p):
         p = _shared(p)
         if p >= 1:
             return np.ones((size, n), dtype=bool)
