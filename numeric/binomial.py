@@ -91,10 +91,12 @@ def stirlerr(n: float) -> float:
 
 
 @njit(cache=True)
-def bd0_with_error(x: float, mu: float, mu_lo: float = 0.0, mu_exact: bool = True):
+def bd0_with_error(x: float, mu: float, mu_lo: float, mu_exact: bool):
     """(bd0(x, μ), a bound on its absolute error), bd0(x, μ) = x ln(x/μ) + μ − x ≥ 0, for x ≥ 0, μ > 0.
 
-    μ = mu + mu_lo (a double-double; ``mu_exact`` False means mu is only within u of μ and mu_lo = 0).
+    μ = mu + mu_lo (a double-double; ``mu_exact`` False means mu is only within u of μ and mu_lo = 0; a plain
+    double μ is ``mu, 0.0, True``).  No default arguments: numba compiles a call that omits one as a separate
+    specialisation of this whole function.
     u = 2⁻⁵³, u' = 1.01u (absorbs second-order products); libm log is assumed within 1 ulp (≤ 2u relative:
     glibc's documented maximum for x86-64); +, −, ×, ÷ are correctly rounded, and the rounding error of
     an addition a + b is ≤ min(u|a + b|, |b|) (a itself is a neighbouring double).

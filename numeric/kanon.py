@@ -292,7 +292,6 @@ def kl_lower(gamma: float, q: float, beta: float, one_minus: float, eps: float) 
     q = 1 − γ, which grows without bound in ε), ∂/∂q of the second term ln(q/(1 − β)) = −ε, ∂/∂(1 − β) = (1 − β − q)/(1 − β).  A further 10⁻⁹ of KL
     covers the float ε = hi + lo (|lo| ≤ u·hi).
     """
-    # the defaults written out: one compiled specialisation of bd0_with_error for every caller
     b1, e1 = bd0_with_error(gamma, beta, 0.0, True)
     b2, e2 = bd0_with_error(q, one_minus, 0.0, True)
     kl = b1 + b2

@@ -135,7 +135,6 @@ TINY = 2.0 ** -1074
 @njit(cache=True)
 def psi_lower(k: float, m: float, p: float) -> float:
     """A lower bound on ψ(k) = m·KL(k/m ‖ p) = bd0(k, mp) + bd0(m − k, mq), for 1 ≤ k ≤ m − 1."""
-    # the defaults written out: one compiled specialisation of bd0_with_error for every caller
     b1, e1 = bd0_with_error(k, m * p, 0.0, True)
     b2, e2 = bd0_with_error(m - k, m * (1.0 - p), 0.0, True)
     return (b1 + b2) * (1.0 - 2.0 * U) - e1 - e2
