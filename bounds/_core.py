@@ -472,13 +472,18 @@ def evaluate(theorem_id: str, output: str, arrays: dict[str, np.ndarray]) -> np.
     return kernel_values(spec["kernel"], [arrays.get(a, 0.0) for a in spec["args"]])
 
 
+def _one_point(values: Any) -> bool:
+    """Every value of size 1: one point, which ``kernel_values`` evaluates on the scalar route."""
+    return all(np.size(a) == 1 for a in values)
+
+
 def kernel_values(kernel_spec: str, args: list[Any]) -> np.ndarray:
     """Kernel ``kernel_spec`` at broadcast float64 arrays ``args``, as a float64 array of the broadcast shape.
 
     One point (every argument of size 1: a ``Fraction`` argument, a 0-d array, the one-point calls inside the
     inverses) goes through ``scalar_call``, the same kernel at the same point, so the same bits: no array loop is
     built (and compiled, ≈ 0.2–2 s in a process without numba's cache) for a single value."""
-    if all(np.size(a) == 1 for a in args):
+    if _one_point(args):
         shape = np.broadcast_shapes(*[np.shape(a) for a in args])
         value = scalar_call(kernel_spec, [float(np.reshape(a, -1)[0]) for a in args])
         return np.full(shape, value, dtype=np.float64)
@@ -493,7 +498,7 @@ def evaluate_pair(theorem_id: str, outputs: tuple[str, str], arrays: dict[str, n
     """Two outputs on the same validated arrays: in ONE fused loop (``numeric.kernel_pair``: one pass over the
     inputs writing both outputs, one compilation) when their kernels are fused and the call is serial, else one
     loop each (``evaluate``).  Same bits either way (tests/bounds/test_array_route.py)."""
-    if all(np.size(a) == 1 for a in arrays.values()):  # one point: the scalar route (``evaluate``)
+    if _one_point(arrays.values()):  # one point: the scalar route (``kernel_values``)
         return [evaluate(theorem_id, o, arrays) for o in outputs]
     pair = _fused_pair(theorem_id, outputs)
     if pair is None or _parallel(arrays):

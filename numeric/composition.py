@@ -899,11 +899,17 @@ class SpectrumCache:
     def __init__(self) -> None:
         self._spectra: dict = {}
 
+    def _get(self, x: np.ndarray, nf: int, extended: bool) -> np.ndarray | None:
+        """The cached spectrum of ``x`` at this length and precision, or None (an entry whose array died and
+        whose id was reused does not count)."""
+        hit = self._spectra.get((id(x), nf, extended))
+        return hit[1] if hit is not None and hit[0]() is x else None
+
     def rfft(self, x: np.ndarray, nf: int, extended: bool) -> np.ndarray:
+        X = self._get(x, nf, extended)
+        if X is not None:
+            return X
         key = (id(x), nf, extended)
-        hit = self._spectra.get(key)
-        if hit is not None and hit[0]() is x:
-            return hit[1]
         X = _rfft(x, nf, extended)
         spectra = self._spectra
 
@@ -913,8 +919,7 @@ class SpectrumCache:
         return X
 
     def has(self, x: np.ndarray, nf: int, extended: bool) -> bool:
-        hit = self._spectra.get((id(x), nf, extended))
-        return hit is not None and hit[0]() is x
+        return self._get(x, nf, extended) is not None
 
     def lengths(self, x: np.ndarray, extended: bool) -> list[int]:
         return [k[1] for k, v in list(self._spectra.items()) if k[0] == id(x) and k[2] == extended and v[0]() is x]
