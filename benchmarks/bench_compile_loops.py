@@ -10,12 +10,10 @@ compared under the same load.  Nothing is asserted.
 """
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
 
-from bench_one_route import cold_cpu  # the same fresh-cache child process
+from bench_one_route import cold_cpu, interleaved, tree_options  # the same fresh-cache child process
 
 CHILD = r"""
 import json, time
@@ -47,16 +45,14 @@ def cold(tree: str) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--tree", action="append", default=[])
-    args = parser.parse_args()
-    trees = [os.getcwd()] + args.tree
+    args = tree_options(__doc__.splitlines()[0]).parse_args()
+    runs = interleaved(args, cold)
+    trees = list(runs)
     times: dict[str, dict[str, list[float]]] = {t: {} for t in trees}
     values = set()
-    for _ in range(args.rounds):
-        for tree in trees:
-            for name, (seconds, vals) in cold(tree).items():
+    for tree, results in runs.items():
+        for result in results:
+            for name, (seconds, vals) in result.items():
                 times[tree].setdefault(name, []).append(seconds)
                 values.add((name, tuple(vals)))
     names = list(times[trees[0]])

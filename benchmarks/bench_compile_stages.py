@@ -10,12 +10,10 @@ Nothing is asserted.
 """
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
 
-from bench_one_route import cold_cpu  # the same fresh-cache child process
+from bench_one_route import cold_cpu, interleaved, tree_options  # the same fresh-cache child process
 
 CHILD = r"""
 import collections, functools, json, sys, time
@@ -84,16 +82,10 @@ print(json.dumps({"total": time.process_time() - start, "stages": stage, "functi
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--tree", action="append", default=[])
+    parser = tree_options(__doc__.splitlines()[0], rounds=1)
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args()
-    trees = [os.getcwd()] + args.tree
-    runs: dict[str, list[dict]] = {t: [] for t in trees}
-    for _ in range(args.rounds):
-        for tree in trees:
-            runs[tree].append(json.loads(cold_cpu(tree, CHILD)[1].splitlines()[-1]))
+    runs = interleaved(args, lambda tree: json.loads(cold_cpu(tree, CHILD)[1].splitlines()[-1]))
     for tree, results in runs.items():
         def median(get):  # noqa: ANN001, ANN202
             return statistics.median(get(r) for r in results)

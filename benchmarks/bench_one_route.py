@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from typing import Any, Callable
 
 CHILD = r"""
 import numpy as np
@@ -42,22 +43,33 @@ def cold_cpu(tree: str, child: str = CHILD) -> tuple[float, str]:
     return usage.ru_utime + usage.ru_stime, out.strip()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
+def tree_options(description: str, rounds: int = 3) -> argparse.ArgumentParser:
+    """The options every fresh-cache benchmark takes: ``--rounds`` and ``--tree`` (repeatable; the current
+    directory is always the first tree)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--rounds", type=int, default=rounds)
     parser.add_argument("--tree", action="append", default=[])
-    args = parser.parse_args()
+    return parser
+
+
+def interleaved(args: argparse.Namespace, run: Callable[[str], Any]) -> dict[str, list]:
+    """``run(tree)`` for the current directory and every ``--tree``, round after round (so the trees meet the
+    same load); the results per tree, in round order."""
     trees = [os.getcwd()] + args.tree
-    times: dict[str, list[float]] = {t: [] for t in trees}
-    outputs = set()
+    results: dict[str, list] = {t: [] for t in trees}
     for _ in range(args.rounds):
         for tree in trees:
-            seconds, out = cold_cpu(tree)
-            times[tree].append(seconds)
-            outputs.add(out)
-    for tree, values in times.items():
+            results[tree].append(run(tree))
+    return results
+
+
+def main() -> None:
+    args = tree_options(__doc__.splitlines()[0]).parse_args()
+    runs = interleaved(args, cold_cpu)
+    for tree, results in runs.items():
+        values = [seconds for seconds, _ in results]
         print(f"{tree}: median {statistics.median(values):.2f} s CPU ({', '.join(f'{v:.2f}' for v in values)})")
-    print("same values on every tree:", len(outputs) == 1)
+    print("same values on every tree:", len({out for results in runs.values() for _, out in results}) == 1)
 
 
 if __name__ == "__main__":
