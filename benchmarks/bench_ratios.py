@@ -19,11 +19,25 @@ outputs,
 against numpy's ufunc chain of the same formula writing into preallocated buffers (``out=``): the arithmetic
 alone, without validation, the other output, allocation or page faults (issue 20: what limits the ratio).
 Run it with ``PYTHONPATH`` pointing at another tree to compare two versions of the kernels.
+
+``--heap`` fixes the C allocator's state, which otherwise decides the public-call ratio (issue 20, item 6: the
+same run gave numpy 2.5–8.5 ns/pt).  A public call returns fresh output arrays, and so does numpy's expression;
+for 10⁶ points each is 8 MB, above glibc's mmap threshold, whose *dynamic* adjustment (raised to the size of
+each freed mmapped block, up to 32 MB, with the trim threshold at twice it) decides whether the next allocation
+reuses heap pages or page-faults on fresh ones (≈ 1,300 minor faults, ≈ 5 ns/pt for two 8 MB outputs).  Which
+side faults depends on every earlier allocation of the process.  ``steady`` (default) sets both thresholds
+high with ``mallopt`` so neither side faults (a long-running process calling again and again); ``fresh`` sets
+the mmap threshold to 128 KiB, fixed, so every large array of either side is new pages (a first call);
+``as-is`` leaves glibc's heuristics.  Minor page faults per call are printed for both sides.  On a C library
+without ``mallopt`` (not glibc) the heap is left as is and said so.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
+import ctypes.util
 import os
+import resource
 import platform
 import time
 
@@ -152,6 +166,29 @@ def kernel_loops(n: int, rounds: int) -> None:
         print(f"{name:<26}{ours_ns:>10.2f}{ref_ns:>13.2f}{ours_ns / ref_ns:>8.2f}")
 
 
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
+
+
+def set_heap(mode: str) -> str:
+    """Fix glibc's allocator state for the timing (``--heap``; see the module docstring); returns what was done."""
+    if mode == "as-is":
+        return "heap as is (glibc's dynamic thresholds)"
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return "heap as is (no mallopt in this C library)"
+    if mode == "steady":
+        ok = mallopt(_M_MMAP_THRESHOLD, 1 << 30) and mallopt(_M_TRIM_THRESHOLD, 1 << 31)
+        return "steady heap (mallopt: mmap threshold 1 GiB, trim 2 GiB)" if ok else "heap as is (mallopt refused)"
+    ok = mallopt(_M_MMAP_THRESHOLD, 128 << 10)
+    return "fresh pages (mallopt: mmap threshold 128 KiB, fixed)" if ok else "heap as is (mallopt refused)"
+
+
+def _faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--points", type=int, default=10**6)
@@ -159,11 +196,14 @@ def main() -> None:
     parser.add_argument("--cases", default="", help="comma-separated name prefixes (T1,T2,…); default: all")
     parser.add_argument("--kernels", action="store_true", help="time the dominant array loop of T1/T2/T5/T7 "
                         "alone against numpy's ufunc chain into preallocated buffers")
+    parser.add_argument("--heap", choices=("steady", "fresh", "as-is"), default="steady",
+                        help="the C allocator's state for the public calls (see the module docstring)")
     args = parser.parse_args()
     if args.kernels:
         kernel_loops(args.points, args.rounds)
         return
     rng = np.random.default_rng(20261130)
+    heap = set_heap(args.heap)
     table = cases(args.points, rng)
     if args.cases:
         prefixes = tuple(p.strip() + " " for p in args.cases.split(","))
@@ -175,22 +215,26 @@ def main() -> None:
             ref()
     times: dict[str, list[float]] = {name: [] for name in table}
     ref_times: dict[str, list[float]] = {name: [] for name in table}
+    faults: dict[str, list[tuple[int, int]]] = {name: [] for name in table}
     t11_points = min(args.points, 10**5)  # T11 is ~100× slower per point: time it on fewer points
     t11 = cases(t11_points, np.random.default_rng(20261130))
     for _ in range(args.rounds):
         for name, (ours, ref) in table.items():
             run = t11[name][0] if name.startswith("T11") else ours
+            f0 = _faults()
             t = time.process_time()
             run()
             times[name].append(time.process_time() - t)
+            f1 = _faults()
             if ref:
                 t = time.process_time()
                 ref()
                 ref_times[name].append(time.process_time() - t)
+            faults[name].append((f1 - f0, _faults() - f1))
     load = os.getloadavg()
     print(f"{platform.processor() or platform.machine()}, nproc {os.cpu_count()}, numpy {np.__version__}, "
           f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; medians of {args.rounds} interleaved rounds "
-          f"(CPU time)")
+          f"(CPU time); {heap}")
     from numba.core import config
     from numpy._core._multiarray_umath import __cpu_baseline__, __cpu_dispatch__, __cpu_features__
 
@@ -200,15 +244,18 @@ def main() -> None:
     print(f"numba CPU {config.CPU_NAME or llvm.get_host_cpu_name()} (host {llvm.get_host_cpu_name()}; "
           f"NUMBA_CPU_FEATURES {'set' if config.CPU_FEATURES is not None else 'host'}), numpy dispatch "
           f"{enabled[-1] if enabled else 'baseline ' + __cpu_baseline__[-1]}")
-    print(f"{'case':<26}{'points':>9}{'ns/point':>10}{'ref ns/pt':>11}{'ratio':>8}")
+    print(f"{'case':<26}{'points':>9}{'ns/point':>10}{'ref ns/pt':>11}{'ratio':>8}{'faults/call':>13}"
+          f"{'ref faults':>12}")
     for name in table:
         pts = t11_points if name.startswith("T11") else args.points
         ours = float(np.median(times[name])) / pts * 1e9
+        ours_faults = int(np.median([a for a, _ in faults[name]]))
         if ref_times[name]:
             ref = float(np.median(ref_times[name])) / pts * 1e9
-            print(f"{name:<26}{pts:>9}{ours:>10.1f}{ref:>11.1f}{ours / ref:>8.2f}")
+            ref_faults = int(np.median([b for _, b in faults[name]]))
+            print(f"{name:<26}{pts:>9}{ours:>10.1f}{ref:>11.1f}{ours / ref:>8.2f}{ours_faults:>13}{ref_faults:>12}")
         else:
-            print(f"{name:<26}{pts:>9}{ours:>10.1f}{'':>11}{'':>8}")
+            print(f"{name:<26}{pts:>9}{ours:>10.1f}{'':>11}{'':>8}{ours_faults:>13}")
 
 
 if __name__ == "__main__":
