@@ -74,8 +74,12 @@ def t3_delta_ref(epsilon: float, delta: float, m: int, n: int, kmax: int | None 
         d = mpf(delta)
         total = mpf(0)
         mass = mpf(0)
+        # the binomial weights by the ratio w_{k+1}/w_k = (m − k)/((k + 1)(n − 1)) from w_0 = q^m (n = 1: all the
+        # mass at k = m); the same terms as C(m,k) p^k q^(m−k), without a binomial and two powers per k
+        w = q ** m if n > 1 else mpf(m == 0)
         for k in range(0, top + 1):
-            w = mp.binomial(m, k) * p ** k * q ** (m - k)
+            if k:
+                w = w * (m - k + 1) / (k * (n - 1)) if n > 1 else mpf(k == m)
             mass += w
             if k == 0:
                 continue
