@@ -765,10 +765,21 @@ KINDS = 9  # mode = KINDS·mechanism + kind
 @njit(cache=True, error_model="numpy")
 def t11(mode: int, epsilon: float, delta: float, theta: float, rate: float) -> float:
     """The T11 kernel ``mode`` (``KERNEL_MODES``) at one point: mechanism = mode // 9 (``GAUSSIAN``, ``LAPLACE``),
-    kind = mode % 9 (``BOTH`` … ``EPS_RAW_ADD``).  Direction selectors are ``REMOVE``/``ADD`` as int64, so each
-    callee is the one specialisation every other caller (composition, profiles) uses."""
-    mech = LAPLACE if mode >= KINDS else GAUSSIAN
-    kind = mode - KINDS * mech
+    kind = mode % 9 (``BOTH`` … ``EPS_RAW_ADD``).
+
+    Each branch calls its function with the mechanism and direction as constants (int64 selectors, so each
+    callee is the one specialisation every other caller uses): LLVM can then fold them into the inlined callee as
+    it did in the former one-line wrappers.  Selected at run time instead, the Gaussian REMOVE array loop took
+    ≈ 12 % longer per point (benchmarks/bench_compile_t11.py); this costs ≈ 0.25 s more to compile, once."""
+    if mode < KINDS:
+        return _t11_mechanism(GAUSSIAN, mode, epsilon, delta, theta, rate)
+    return _t11_mechanism(LAPLACE, mode - KINDS, epsilon, delta, theta, rate)
+
+
+@njit(cache=True, inline="always")
+def _t11_mechanism(mech: int, kind: int, epsilon: float, delta: float, theta: float, rate: float) -> float:
+    """``t11`` for one mechanism (inlined at numba's IR level into each of ``t11``'s two branches, where ``mech``
+    is a constant)."""
     if kind == BOTH:
         return delta_up_both(mech, epsilon, theta, rate)
     if kind == UP_REMOVE:
@@ -785,7 +796,9 @@ def t11(mode: int, epsilon: float, delta: float, theta: float, rate: float) -> f
         return epsilon_verified(mech, ADD, delta, theta, rate)
     if delta >= 1.0:  # the unrounded searches: ε = −inf at δ ≥ 1 (as ``epsilon_verified``)
         return -np.inf
-    return epsilon_search(mech, REMOVE if kind == EPS_RAW_REMOVE else ADD, delta, theta, rate)
+    if kind == EPS_RAW_REMOVE:
+        return epsilon_search(mech, REMOVE, delta, theta, rate)
+    return epsilon_search(mech, ADD, delta, theta, rate)
 
 
 _NAMES = ("both", "remove", "add", "remove_raw", "add_raw", "remove_epsilon", "add_epsilon", "remove_epsilon_raw",
