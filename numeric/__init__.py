@@ -260,6 +260,14 @@ def scalar_kernel(spec: str) -> Any:
     return function
 
 
+# Hand-written kernels whose array loop still links (and lets LLVM inline) the kernel instead of calling it by
+# address (``numeric.loops.indirect_loop``): the cheap ones, < 100 ns a point, where the indirect call and the
+# lost inlining showed (warm, 10⁴ points, CPU: T8 δ 3.5 → 4.5 ns, T14 δ_base 4.1 → 5.3, T9 δ 79 → 84; T8 ε 46 → 47)
+# and whose trees are small to link (0.06–0.13 s of CPU per loop; benchmarks/bench_compile_called.py).  Every
+# other hand-written kernel costs 0.13–21 µs a point, where the call is ≤ 1 %, and 0.16–0.4 s per linked loop.
+LINKED_LOOPS = frozenset({"numeric.profiles:laplace_delta", "numeric.profiles:laplace_epsilon",
+                          "numeric.profiles:gaussian_delta", "numeric.outlier_score:delta_base"})
+
 _SHARED: dict[str, tuple[str, int] | None] = {}
 
 
@@ -271,8 +279,9 @@ def shared_kernel(spec: str) -> tuple[str, int] | None:
     Why (issue 20, compile cost): numba links each callee's LLVM module into its caller's and LLVM re-optimises
     the whole linked tree for every separately compiled dispatcher, so N small wrappers over one tree cost N
     optimisations of the tree on the scalar route and N more in their array loops.  A shared function with the
-    mode as an int64 argument is compiled once, and so is its array loop (``numeric.loops``' moded templates),
-    whichever kernels a process uses; the mode only selects the same compiled code the wrapper called."""
+    mode as an int64 argument is compiled once, and its array loop (``numeric.loops.indirect_loop``, the mode
+    passed with the function's address) once, whichever kernels a process uses; the mode only selects which of
+    the unchanged functions runs."""
     if spec in _SHARED:
         return _SHARED[spec]
     found = None
@@ -319,7 +328,7 @@ def kernel(spec: str, nargs: int) -> Any:
     spec = canonical(spec)  # kernels computing the same function share one loop
     array_kernel = _UFUNCS.get(spec)
     if array_kernel is None:
-        # inlined into the loop; the same dispatcher serves the scalar route (a moded kernel: its shared function)
+        # the same dispatcher serves the scalar route and the loop (a moded kernel: its shared function, below)
         jitted = scalar_kernel(spec) if shared_kernel(spec) is None else None
         from numeric import loops  # after scalar_kernel's _import_numba (numba's BLAS probe masked)
 
@@ -331,8 +340,8 @@ def kernel(spec: str, nargs: int) -> Any:
             array_kernel = loops.ArrayKernel(scalar_function(shared[0]), spec, nargs, _SOURCE_HASH, indirect=True,
                                              mode=shared[1])
         else:  # a generated closed form is inlined into its own loop; a hand-written kernel is called by address
-            array_kernel = loops.ArrayKernel(jitted, spec, nargs, _SOURCE_HASH,
-                                             indirect=not spec.startswith("numeric._generated."))
+            indirect = not spec.startswith("numeric._generated.") and spec not in LINKED_LOOPS
+            array_kernel = loops.ArrayKernel(jitted, spec, nargs, _SOURCE_HASH, indirect=indirect)
         _UFUNCS[spec] = array_kernel
     return array_kernel
 
