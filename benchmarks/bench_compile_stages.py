@@ -6,7 +6,7 @@ compilations excluded).  ``--tree`` runs the same child on other source trees (a
 ``git archive <commit> | tar -x -C /tmp/old``), interleaved round by round, so the trees meet the same load.
 Nothing is asserted.
 
-    PYTHONPATH=. python benchmarks/bench_compile_stages.py [--rounds 1] [--tree /tmp/old] [--top 15]
+    PYTHONPATH=. python benchmarks/bench_compile_stages.py [--rounds 1] [--tree /tmp/old] [--top 15] [--group TEXT]
 """
 from __future__ import annotations
 
@@ -84,6 +84,9 @@ print(json.dumps({"total": time.process_time() - start, "stages": stage, "functi
 def main() -> None:
     parser = tree_options(__doc__.splitlines()[0], rounds=1)
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--group", action="append", default=[],
+                        help="also print the compile CPU summed over the functions whose name contains this text "
+                             "(repeatable; e.g. --group subsampled_profiles --group numeric.loops.serial)")
     args = parser.parse_args()
     runs = interleaved(args, lambda tree: json.loads(cold_cpu(tree, CHILD)[1].splitlines()[-1]))
     for tree, results in runs.items():
@@ -96,6 +99,9 @@ def main() -> None:
               f"{median(lambda r: len(r['functions'])):.0f} functions")
         for label in sorted(results[0]["stages"], key=lambda k: -results[0]["stages"][k]):
             print(f"   {median(lambda r: r['stages'].get(label, 0.0)):7.2f}  {label}")
+        for text in args.group:
+            print(f"   {median(lambda r: sum(v for k, v in r['functions'].items() if text in k)):7.2f}  "
+                  f"functions matching {text!r} ({median(lambda r: sum(text in k for k in r['functions'])):.0f})")
         last = results[-1]["functions"]
         print(f"   costliest functions (last run, exclusive):")
         for name in sorted(last, key=lambda k: -last[k])[:args.top]:

@@ -247,6 +247,8 @@ def scalar_kernel(spec: str) -> Any:
     """
     spec = canonical(spec)
     function = _JITTED.get(spec)
+    if function is None and shared_kernel(spec) is not None:
+        function = _JITTED[spec] = _moded_scalar(spec)
     if function is None:  # one dispatcher (and one cache entry) for this route and the array loops
         _import_numba()
         from numeric.jit import njit
@@ -258,25 +260,89 @@ def scalar_kernel(spec: str) -> Any:
     return function
 
 
+# Hand-written kernels whose array loop still links (and lets LLVM inline) the kernel instead of calling it by
+# address (``numeric.loops.indirect_loop``): the cheap ones, < 100 ns a point, where the indirect call and the
+# lost inlining showed (warm, 10⁴ points, CPU: T8 δ 3.5 → 4.5 ns, T14 δ_base 4.1 → 5.3, T9 δ 79 → 84; T8 ε 46 → 47)
+# and whose trees are small to link (0.06–0.13 s of CPU per loop; benchmarks/bench_compile_called.py).  Every
+# other hand-written kernel costs 0.13–21 µs a point, where the call is ≤ 1 %, and 0.16–0.4 s per linked loop.
+LINKED_LOOPS = frozenset({"numeric.profiles:laplace_delta", "numeric.profiles:laplace_epsilon",
+                          "numeric.profiles:gaussian_delta", "numeric.outlier_score:delta_base"})
+
+_SHARED: dict[str, tuple[str, int] | None] = {}
+
+
+def shared_kernel(spec: str) -> tuple[str, int] | None:
+    """``(shared spec, mode)`` when ``spec``'s module serves it by one compiled function taking an integer mode
+    first (the module's ``KERNEL_MODES`` maps kernel names to modes, ``SHARED_KERNEL`` names that function:
+    ``numeric.subsampled_profiles``' eighteen T11 kernels are ``t11(mode, …)``), else None.
+
+    Why (issue 20, compile cost): numba links each callee's LLVM module into its caller's and LLVM re-optimises
+    the whole linked tree for every separately compiled dispatcher, so N small wrappers over one tree cost N
+    optimisations of the tree on the scalar route and N more in their array loops.  A shared function with the
+    mode as an int64 argument is compiled once, and its array loop (``numeric.loops.indirect_loop``, the mode
+    passed with the function's address) once, whichever kernels a process uses; the mode only selects which of
+    the unchanged functions runs."""
+    if spec in _SHARED:
+        return _SHARED[spec]
+    found = None
+    module_name, _, function_name = spec.partition(":")
+    if module_name.startswith("numeric.") and not module_name.startswith("numeric._generated."):
+        module = importlib.import_module(module_name)
+        modes = getattr(module, "KERNEL_MODES", None)
+        if modes is not None and function_name in modes:
+            found = (f"{module_name}:{module.SHARED_KERNEL}", modes[function_name])
+    _SHARED[spec] = found
+    return found
+
+
+def _moded_scalar(spec: str) -> Callable[..., float]:
+    """``spec``'s scalar route when it is a mode of a shared kernel (:func:`shared_kernel`): the shared
+    function's compiled entry point (int64 mode, then float64 arguments) with the mode bound.  The entry point
+    is the dispatcher's own compiled wrapper without the per-call type dispatch; each float argument is
+    converted as the dispatcher converts a float64 (``PyNumber_Float``), so one specialisation serves every
+    caller."""
+    import functools
+
+    _import_numba()
+    from numba import types as nbtypes
+
+    shared, mode = shared_kernel(spec)  # type: ignore[misc]
+    dispatcher = scalar_function(shared)  # already ``@njit(cache=True, error_model="numpy")`` in its module
+    nargs = dispatcher.py_func.__code__.co_argcount - 1
+    signature = (nbtypes.int64,) + (nbtypes.float64,) * nargs
+    dispatcher.compile(signature)
+    call = functools.partial(dispatcher.overloads[signature].entry_point, mode)
+    return call
+
+
 def kernel(spec: str, nargs: int) -> Any:
     """``spec`` applied elementwise to float64 arrays (a ``numeric.loops.ArrayKernel``, called like the float64
     ufunc it replaces), built on first request.
 
-    The loop is a cached ``@njit`` function with the kernel inlined (``numeric.loops``): a new process loads
-    it from numba's cache in milliseconds instead of rebuilding a ``vectorize`` wrapper through LLVM.  The
+    The loop is a cached ``@njit`` function with the kernel inlined (``numeric.loops``; a hand-written kernel is
+    called by address from one shared loop per signature, ``loops.indirect_loop``): a new process loads it from
+    numba's cache in milliseconds instead of rebuilding a ``vectorize`` wrapper through LLVM.  The
     kernel inside is compiled as ``scalar_kernel`` compiles it (numpy's error model), and the two routes are
     bit-identical on the accuracy grids (tests/bounds/test_contract.py).
     """
     spec = canonical(spec)  # kernels computing the same function share one loop
     array_kernel = _UFUNCS.get(spec)
     if array_kernel is None:
-        jitted = scalar_kernel(spec)  # inlined into the loop; the same dispatcher serves the scalar route
+        # the same dispatcher serves the scalar route and the loop (a moded kernel: its shared function, below)
+        jitted = scalar_kernel(spec) if shared_kernel(spec) is None else None
         from numeric import loops  # after scalar_kernel's _import_numba (numba's BLAS probe masked)
 
         global _SOURCE_HASH
         if _SOURCE_HASH is None:
             _SOURCE_HASH = source_hash()
-        array_kernel = _UFUNCS[spec] = loops.ArrayKernel(jitted, spec, nargs, _SOURCE_HASH)
+        shared = shared_kernel(spec)
+        if shared is not None:  # the shared kernel's loop, this kernel's mode bound
+            array_kernel = loops.ArrayKernel(scalar_function(shared[0]), spec, nargs, _SOURCE_HASH, indirect=True,
+                                             mode=shared[1])
+        else:  # a generated closed form is inlined into its own loop; a hand-written kernel is called by address
+            indirect = not spec.startswith("numeric._generated.") and spec not in LINKED_LOOPS
+            array_kernel = loops.ArrayKernel(jitted, spec, nargs, _SOURCE_HASH, indirect=indirect)
+        _UFUNCS[spec] = array_kernel
     return array_kernel
 
 

@@ -4,9 +4,10 @@ Why loops instead of ``numba.vectorize``: a ``vectorize`` ufunc caches its kerne
 ufunc wrapper through LLVM in every new process (≈ 0.2 s per kernel); a loop compiled with ``cache=True``
 is loaded as machine code, kernel inlined, in a few milliseconds.
 
-One loop per kernel.  The loop's Python function is a copy of a fixed template below (``_serial_<arity>`` or,
-for ``parallel``, ``_parallel_<arity>``) with its own globals (``kernel`` = the kernel's ``@njit`` dispatcher,
-so numba calls it statically and inlines it), its own ``__qualname__`` (numba names the cache files after it:
+One loop per generated kernel (hand-written kernels: one shared loop per signature, below).  The loop's Python
+function is a copy of a fixed template below (``_serial_<arity>`` or, for ``parallel``, ``_parallel_<arity>``)
+with its own globals (``kernel`` = the kernel's ``@njit`` dispatcher, so numba calls it statically and inlines
+it), its own ``__qualname__`` (numba names the cache files after it:
 each kernel gets its own index file, so two processes filling the cache at once never share a data-file
 number) and a closure cell holding the kernel's spec and ``numeric.source_hash()``: numba hashes closure
 contents into the cache key, so a loop loaded from the cache is the one built for this kernel and these
@@ -17,6 +18,14 @@ cache=True)``: a division by zero gives inf/NaN, as the ufunc did), so both rout
 function and share its cache entry.  Each argument of a loop is a C-contiguous 1-D float64 array (a value
 broadcast to every point is written into a small buffer reused block by block): one signature per loop.
 Contiguity is what lets LLVM vectorise a loop around a libm-free kernel (``numeric.elementary``).
+
+Indirect loops (issue 20, compile cost): a hand-written kernel (not inlined: branches, searches, libm) is called
+by the address of its compiled native function, passed to the loop at run time (``indirect_loop``,
+``_serial_indirect_<arity>``).  Linking the kernel's dispatcher into the loop, as above, made LLVM re-optimise and
+re-generate the kernel's whole tree for every loop (0.2–0.7 s of CPU each, ≈ 4 s for the suite's nineteen); the
+indirect loop's module holds the loop alone, and one compiled loop serves every kernel of a signature.  The loop
+runs the very machine code the scalar route runs (``numeric.scalar_kernel``), so the two routes agree bit for bit
+by construction (tests/numeric/test_loops_indirect.py).
 
 Fused loops (issue 20): a public (ε, δ) function whose two kernels are generated closed forms runs both in one
 loop (``FusedKernel``, built by ``numeric.kernel_pair``; templates ``_fused__…``): one pass over the union of their
@@ -29,6 +38,7 @@ so the results are bit-identical to the serial loop's (tests/bounds/test_array_r
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import types
@@ -41,6 +51,7 @@ from numeric import _import_numba
 _import_numba()  # numba without its BLAS probe importing scipy.linalg, whoever imports this module first
 from numba import prange  # noqa: E402
 from numba import types as nbtypes  # noqa: E402
+from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
 from numeric.jit import njit  # noqa: E402
@@ -193,6 +204,115 @@ def _factory(tag: Any) -> Any:  # never called: its inner functions' code object
             _widest_vectors()  # inside: prange outlines the body into its own function
             out[i] = kernel(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
 
+    # Indirect loops (issue 20, compile cost) for the hand-written kernels, which the loops call rather than inline:
+    # the loop receives the address of the kernel's compiled native function (the very code its scalar route runs,
+    # ``numeric.scalar_kernel``) as its first argument and calls it through ``call_kernel`` (an intrinsic: numba's
+    # calling convention, errors propagated as numba propagates a callee's).  Calling the dispatcher instead made
+    # numba link the kernel's whole LLVM tree into the loop's module, where LLVM re-optimised and re-generated it
+    # for every loop (0.3–0.7 s of CPU per loop); here the loop's module holds the loop alone and one compiled loop
+    # per signature serves every kernel.  ``_moded_4`` passes a shared kernel's int64 mode first
+    # (``numeric.shared_kernel``: T11's ``t11(mode, ε, δ, θ, q)``).  The address is a run-time argument, never a
+    # constant of the cached code.  numba cannot raise from inside a ``prange`` body (the former parallel loop
+    # wrote 0.0 where the kernel raised, silently): the parallel templates count the points whose kernel failed and
+    # ``ArrayKernel`` then runs the serial loop, which raises the kernel's exception as the scalar call does.
+    def _serial_indirect_1(address, a0, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = call_kernel(address, (a0[i],))
+
+    def _serial_indirect_2(address, a0, a1, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = call_kernel(address, (a0[i], a1[i]))
+
+    def _serial_indirect_3(address, a0, a1, a2, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = call_kernel(address, (a0[i], a1[i], a2[i]))
+
+    def _serial_indirect_4(address, a0, a1, a2, a3, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = call_kernel(address, (a0[i], a1[i], a2[i], a3[i]))
+
+    def _serial_indirect_5(address, a0, a1, a2, a3, a4, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = call_kernel(address, (a0[i], a1[i], a2[i], a3[i], a4[i]))
+
+    def _serial_indirect_6(address, a0, a1, a2, a3, a4, a5, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = call_kernel(address, (a0[i], a1[i], a2[i], a3[i], a4[i], a5[i]))
+
+    def _serial_indirect_moded_4(address, mode, a0, a1, a2, a3, out):
+        tag  # noqa: B018
+        for i in range(out.size):
+            out[i] = call_kernel(address, (mode, a0[i], a1[i], a2[i], a3[i]))
+
+    def _parallel_indirect_1(address, a0, out):
+        tag  # noqa: B018
+        failed = 0
+        for i in prange(out.size):
+            value, error = call_kernel(address, (a0[i],))
+            out[i] = value
+            failed += error
+        return failed
+
+    def _parallel_indirect_2(address, a0, a1, out):
+        tag  # noqa: B018
+        failed = 0
+        for i in prange(out.size):
+            value, error = call_kernel(address, (a0[i], a1[i]))
+            out[i] = value
+            failed += error
+        return failed
+
+    def _parallel_indirect_3(address, a0, a1, a2, out):
+        tag  # noqa: B018
+        failed = 0
+        for i in prange(out.size):
+            value, error = call_kernel(address, (a0[i], a1[i], a2[i]))
+            out[i] = value
+            failed += error
+        return failed
+
+    def _parallel_indirect_4(address, a0, a1, a2, a3, out):
+        tag  # noqa: B018
+        failed = 0
+        for i in prange(out.size):
+            value, error = call_kernel(address, (a0[i], a1[i], a2[i], a3[i]))
+            out[i] = value
+            failed += error
+        return failed
+
+    def _parallel_indirect_5(address, a0, a1, a2, a3, a4, out):
+        tag  # noqa: B018
+        failed = 0
+        for i in prange(out.size):
+            value, error = call_kernel(address, (a0[i], a1[i], a2[i], a3[i], a4[i]))
+            out[i] = value
+            failed += error
+        return failed
+
+    def _parallel_indirect_6(address, a0, a1, a2, a3, a4, a5, out):
+        tag  # noqa: B018
+        failed = 0
+        for i in prange(out.size):
+            value, error = call_kernel(address, (a0[i], a1[i], a2[i], a3[i], a4[i], a5[i]))
+            out[i] = value
+            failed += error
+        return failed
+
+    def _parallel_indirect_moded_4(address, mode, a0, a1, a2, a3, out):
+        tag  # noqa: B018
+        failed = 0
+        for i in prange(out.size):
+            value, error = call_kernel(address, (mode, a0[i], a1[i], a2[i], a3[i]))
+            out[i] = value
+            failed += error
+        return failed
+
     # Fused loops (issue 20): both outputs of a theorem in one pass over its inputs, and the domain check of the
     # inputs in the same pass (``FusedKernel.checked``).  The name spells which union arguments each kernel takes
     # (``_fused__01__21``: kernel0(a0, a1), kernel1(a2, a1)); the union is the two kernels' arguments in order of
@@ -285,7 +405,8 @@ def _cell(value: Any) -> types.CellType:
 
 
 def loop(dispatcher: Any, spec: str, nargs: int, parallel: bool, source_hash: str) -> Any:
-    """The cached ``@njit`` loop ``loop(a0, …, a_{nargs-1}, out)`` writing ``out[i] = kernel(a0[i], …)``."""
+    """The cached ``@njit`` loop ``loop(a0, …, a_{nargs-1}, out)`` writing ``out[i] = kernel(a0[i], …)`` (the kernel
+    inlined: the generated closed forms)."""
     if not 1 <= nargs <= MAX_ARITY:
         raise ValueError(f"numeric.loops: kernels of {nargs} arguments are not supported (1 to {MAX_ARITY})")
     template = _TEMPLATES[f"{'_parallel_' if parallel else '_serial_'}{nargs}"]
@@ -300,6 +421,76 @@ def loop(dispatcher: Any, spec: str, nargs: int, parallel: bool, source_hash: st
     return njit(error_model="numpy", cache=True, nogil=True, parallel=parallel)(function)
 
 
+def _kernel_caller(restype: Any, argtypes: tuple, propagate: bool = True) -> Any:
+    """The intrinsic ``call_kernel(address, (v0, …))`` of the indirect loops: calls the numba-compiled native
+    function at ``address`` (an int64) whose signature is ``restype(*argtypes)``, as numba calls a compiled callee
+    (``call_conv.call_function``: return slot, exception slot, the arguments) and, on an error status, returns
+    that status from the loop, exactly as numba's own call of a callee does (``BaseContext.call_internal``).
+    Without ``propagate`` (the ``prange`` loops) it returns ``(value, 1 if the call failed else 0)`` instead."""
+    @intrinsic
+    def call_kernel(typingctx, address, args):  # type: ignore[no-untyped-def]
+        if not isinstance(address, nbtypes.Integer) or not isinstance(args, nbtypes.BaseTuple) \
+                or tuple(args.types) != argtypes:
+            return None
+
+        def codegen(context, builder, signature, llargs):  # type: ignore[no-untyped-def]
+            pointer, values = llargs
+            items = [builder.extract_value(values, j) for j in range(len(argtypes))]
+            function_type = context.call_conv.get_function_type(restype, argtypes)
+            callee = builder.inttoptr(pointer, function_type.as_pointer())
+            status, result = context.call_conv.call_function(builder, callee, restype, list(argtypes), items)
+            if not propagate:
+                failed = builder.zext(status.is_error, context.get_value_type(nbtypes.int64))
+                return context.make_tuple(builder, signature.return_type, (result, failed))
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return result
+
+        returns = restype if propagate else nbtypes.Tuple((restype, nbtypes.int64))
+        return returns(address, args), codegen
+
+    return call_kernel
+
+
+_INDIRECT: dict[tuple, Any] = {}
+
+
+def native_address(dispatcher: Any, argtypes: tuple) -> tuple[int, Any]:
+    """(address of the native function, return type) of ``dispatcher``'s overload for ``argtypes``, compiled (or
+    loaded from numba's cache) now: the code its calls from Python run (``entry_point`` wraps it)."""
+    dispatcher.compile(argtypes)
+    overload = dispatcher.overloads[argtypes]
+    return overload.library.get_pointer_to_function(overload.fndesc.llvm_func_name), overload.signature.return_type
+
+
+def indirect_loop(argtypes: tuple, restype: Any, moded: bool, parallel: bool, source_hash: str) -> Any:
+    """The compiled entry point ``run(address, [mode,] a0, …, out)`` of the indirect loop for kernels of
+    signature ``restype(*argtypes)`` (``argtypes`` starting with the int64 mode if ``moded``): one loop per
+    signature, built or loaded from numba's cache once per process and shared by every kernel of that signature.
+    Its cache key holds the signature and the sources' hash (the closure cell), never an address."""
+    key = (argtypes, restype, moded, parallel)
+    entry = _INDIRECT.get(key)
+    if entry is None:
+        narrays = len(argtypes) - moded
+        if moded and narrays != 4 or not 1 <= narrays <= MAX_ARITY:
+            raise ValueError(f"numeric.loops: no indirect loop for {argtypes}")
+        kind = f"{'parallel' if parallel else 'serial'}_indirect_{'moded_' if moded else ''}"
+        template = _TEMPLATES[f"_{kind}{narrays}"]
+        name = f"{kind}{'_'.join(map(str, argtypes))}__{restype}"
+        function = types.FunctionType(template.__code__, {"call_kernel": _kernel_caller(restype, argtypes,
+                                                                                        not parallel),
+                                                          "prange": prange, "__builtins__": __builtins__},
+                                      name, None, (_cell(("indirect", str(argtypes), str(restype), source_hash)),))
+        function.__qualname__ = name
+        function.__module__ = __name__
+        dispatcher = njit(error_model="numpy", cache=True, nogil=True, parallel=parallel)(function)
+        vector = nbtypes.Array(nbtypes.float64, 1, "C")
+        signature = (nbtypes.int64,) * (1 + moded) + (vector,) * (narrays + 1)
+        dispatcher.compile(signature)
+        entry = _INDIRECT[key] = dispatcher.overloads[signature].entry_point
+    return entry
+
+
 class ArrayKernel:
     """A kernel applied elementwise to broadcast float64 arrays, like the float64 ufunc it replaces.
 
@@ -308,10 +499,16 @@ class ArrayKernel:
     of the full shape are passed as flat views (copied only if strided), size-1 arguments as buffers of at most
     ``BLOCK`` points; only an argument broadcast along some but not all axes is copied.  Arrays of at least ``PARALLEL_THRESHOLD`` points (None:
     never) run the ``prange`` loop, compiled on first such call.
+
+    ``indirect``: the loop calls the kernel's compiled native function by address (``indirect_loop``; the
+    hand-written kernels, which a loop calls rather than inlines) instead of linking it into its own module;
+    ``mode`` (with ``indirect``): ``dispatcher`` is a shared kernel taking this int64 mode first
+    (``numeric.shared_kernel``).
     """
 
-    def __init__(self, dispatcher: Any, spec: str, nargs: int, source_hash: str) -> None:
-        self.spec, self.nargs = spec, nargs
+    def __init__(self, dispatcher: Any, spec: str, nargs: int, source_hash: str, indirect: bool = False,
+                 mode: int | None = None) -> None:
+        self.spec, self.nargs, self.indirect, self.mode = spec, nargs, indirect, mode
         self._dispatcher, self._hash = dispatcher, source_hash
         self._entries: dict[bool, Any] = {}
 
@@ -329,11 +526,19 @@ class ArrayKernel:
         """
         entry = self._entries.get(parallel)
         if entry is None:
-            dispatcher = loop(self._dispatcher, self.spec, self.nargs, parallel, self._hash)
-            vector = nbtypes.Array(nbtypes.float64, 1, "C")
-            signature = (vector,) * (self.nargs + 1)
-            dispatcher.compile(signature)
-            entry = self._entries[parallel] = dispatcher.overloads[signature].entry_point
+            if self.indirect:  # the shared loop of this signature, the kernel's address (and mode) bound
+                argtypes = (nbtypes.int64,) * (self.mode is not None) + (nbtypes.float64,) * self.nargs
+                address, restype = native_address(self._dispatcher, argtypes)
+                run = indirect_loop(argtypes, restype, self.mode is not None, parallel, self._hash)
+                bound = (address,) if self.mode is None else (address, self.mode)
+                entry = functools.partial(run, *bound)
+            else:
+                dispatcher = loop(self._dispatcher, self.spec, self.nargs, parallel, self._hash)
+                vector = nbtypes.Array(nbtypes.float64, 1, "C")
+                signature = (vector,) * (self.nargs + 1)
+                dispatcher.compile(signature)
+                entry = dispatcher.overloads[signature].entry_point
+            self._entries[parallel] = entry
         return entry
 
     def __call__(self, *args: Any, parallel: bool | None = None) -> Any:
@@ -341,7 +546,10 @@ class ArrayKernel:
             raise TypeError(f"{self.spec} takes {self.nargs} arguments ({len(args)} given)")
         if parallel is None:
             parallel = PARALLEL_THRESHOLD is not None and _size(args) >= PARALLEL_THRESHOLD
-        return apply(self.compiled(parallel), args, 1, parallel=parallel)[0][0]
+        outs, failed = apply(self.compiled(parallel), args, 1, parallel=parallel)
+        if failed and parallel and self.indirect:  # the kernel raised at some point: raise it as the serial loop does
+            return apply(self.compiled(False), args, 1)[0][0]
+        return outs[0]
 
 
 def _size(args: tuple) -> int:

@@ -746,78 +746,140 @@ def epsilon_verified(mech: int, direction: int, delta: float, theta: float, q: f
 
 # ----------------------------------------------------------------------------------------------------
 # the kernels the record names (every kernel receives every parameter: epsilon, delta, theta, rate)
+#
+# All eighteen run through ONE compiled entry point, ``t11(mode, ε, δ, θ, q)`` (issue 20, compile cost).  numba
+# links every callee's LLVM module into its caller's and LLVM re-optimises and re-generates machine code for the
+# whole linked tree once per separately compiled dispatcher: as eighteen ``@njit`` wrappers (and one array loop
+# per wrapper) the Gaussian + Laplace tree was optimised ≈ 30 times in a process using every kernel on both
+# routes (≈ 0.3–0.5 s of CPU each).  With the mode an int64 argument the tree is optimised once for the scalar
+# route and once for the array loop (``numeric.loops``' moded templates), whatever the number of kernels used.
+# The mode only selects which of the unchanged functions below runs; the float operations, their order and the
+# callees' compiled code are those of the former wrappers, so every result has the same bits
+# (tests/bounds/test_subsampled_profiles.py compares the two routes with the functions called directly).
 # ----------------------------------------------------------------------------------------------------
 
+BOTH, UP_REMOVE, UP_ADD, RAW_REMOVE, RAW_ADD, EPS_REMOVE, EPS_ADD, EPS_RAW_REMOVE, EPS_RAW_ADD = range(9)
+KINDS = 9  # mode = KINDS·mechanism + kind
+
+
+@njit(cache=True, error_model="numpy")
+def t11(mode: int, epsilon: float, delta: float, theta: float, rate: float) -> float:
+    """The T11 kernel ``mode`` (``KERNEL_MODES``) at one point: mechanism = mode // 9 (``GAUSSIAN``, ``LAPLACE``),
+    kind = mode % 9 (``BOTH`` … ``EPS_RAW_ADD``).
+
+    Each branch calls its function with the mechanism and direction as constants (int64 selectors, so each
+    callee is the one specialisation every other caller uses): LLVM can then fold them into the inlined callee as
+    it did in the former one-line wrappers.  Selected at run time instead, the Gaussian REMOVE array loop took
+    ≈ 12 % longer per point (benchmarks/bench_compile_t11.py); this costs ≈ 0.25 s more to compile, once."""
+    if mode < KINDS:
+        return _t11_mechanism(GAUSSIAN, mode, epsilon, delta, theta, rate)
+    return _t11_mechanism(LAPLACE, mode - KINDS, epsilon, delta, theta, rate)
+
+
+@njit(cache=True, inline="always")
+def _t11_mechanism(mech: int, kind: int, epsilon: float, delta: float, theta: float, rate: float) -> float:
+    """``t11`` for one mechanism (inlined at numba's IR level into each of ``t11``'s two branches, where ``mech``
+    is a constant)."""
+    if kind == BOTH:
+        return delta_up_both(mech, epsilon, theta, rate)
+    if kind == UP_REMOVE:
+        return delta_up(mech, REMOVE, epsilon, theta, rate)
+    if kind == UP_ADD:
+        return delta_up(mech, ADD, epsilon, theta, rate)
+    if kind == RAW_REMOVE:
+        return delta_raw_kernel(mech, REMOVE, epsilon, theta, rate)
+    if kind == RAW_ADD:
+        return delta_raw_kernel(mech, ADD, epsilon, theta, rate)
+    if kind == EPS_REMOVE:
+        return epsilon_verified(mech, REMOVE, delta, theta, rate)
+    if kind == EPS_ADD:
+        return epsilon_verified(mech, ADD, delta, theta, rate)
+    if delta >= 1.0:  # the unrounded searches: ε = −inf at δ ≥ 1 (as ``epsilon_verified``)
+        return -np.inf
+    if kind == EPS_RAW_REMOVE:
+        return epsilon_search(mech, REMOVE, delta, theta, rate)
+    return epsilon_search(mech, ADD, delta, theta, rate)
+
+
+_NAMES = ("both", "remove", "add", "remove_raw", "add_raw", "remove_epsilon", "add_epsilon", "remove_epsilon_raw",
+          "add_epsilon_raw")
+# the record's kernel names → their mode of ``t11``: ``numeric.scalar_kernel``/``numeric.kernel`` serve these
+# specs by ``t11`` with the mode bound (one compiled function and one array loop for all of them)
+KERNEL_MODES = {f"{mechanism}_{name}": KINDS * m + kind
+                for m, mechanism in enumerate(("gaussian", "laplace")) for kind, name in enumerate(_NAMES)}
+SHARED_KERNEL = "t11"
+
+
 def gaussian_both(epsilon, delta, theta, rate):
-    return delta_up_both(GAUSSIAN, epsilon, theta, rate)
-
-
-def laplace_both(epsilon, delta, theta, rate):
-    return delta_up_both(LAPLACE, epsilon, theta, rate)
+    return t11(0, epsilon, delta, theta, rate)
 
 
 def gaussian_remove(epsilon, delta, theta, rate):
-    return delta_up(GAUSSIAN, REMOVE, epsilon, theta, rate)
-
-
-def gaussian_remove_raw(epsilon, delta, theta, rate):
-    return delta_raw_kernel(GAUSSIAN, REMOVE, epsilon, theta, rate)
+    return t11(1, epsilon, delta, theta, rate)
 
 
 def gaussian_add(epsilon, delta, theta, rate):
-    return delta_up(GAUSSIAN, ADD, epsilon, theta, rate)
+    return t11(2, epsilon, delta, theta, rate)
+
+
+def gaussian_remove_raw(epsilon, delta, theta, rate):
+    return t11(3, epsilon, delta, theta, rate)
 
 
 def gaussian_add_raw(epsilon, delta, theta, rate):
-    return delta_raw_kernel(GAUSSIAN, ADD, epsilon, theta, rate)
-
-
-def laplace_remove(epsilon, delta, theta, rate):
-    return delta_up(LAPLACE, REMOVE, epsilon, theta, rate)
-
-
-def laplace_remove_raw(epsilon, delta, theta, rate):
-    return delta_raw_kernel(LAPLACE, REMOVE, epsilon, theta, rate)
-
-
-def laplace_add(epsilon, delta, theta, rate):
-    return delta_up(LAPLACE, ADD, epsilon, theta, rate)
-
-
-def laplace_add_raw(epsilon, delta, theta, rate):
-    return delta_raw_kernel(LAPLACE, ADD, epsilon, theta, rate)
+    return t11(4, epsilon, delta, theta, rate)
 
 
 def gaussian_remove_epsilon(epsilon, delta, theta, rate):
-    return epsilon_verified(GAUSSIAN, REMOVE, delta, theta, rate)
-
-
-def gaussian_remove_epsilon_raw(epsilon, delta, theta, rate):
-    return epsilon_search(GAUSSIAN, REMOVE, delta, theta, rate) if delta < 1.0 else -np.inf
+    return t11(5, epsilon, delta, theta, rate)
 
 
 def gaussian_add_epsilon(epsilon, delta, theta, rate):
-    return epsilon_verified(GAUSSIAN, ADD, delta, theta, rate)
+    return t11(6, epsilon, delta, theta, rate)
+
+
+def gaussian_remove_epsilon_raw(epsilon, delta, theta, rate):
+    return t11(7, epsilon, delta, theta, rate)
 
 
 def gaussian_add_epsilon_raw(epsilon, delta, theta, rate):
-    return epsilon_search(GAUSSIAN, ADD, delta, theta, rate) if delta < 1.0 else -np.inf
+    return t11(8, epsilon, delta, theta, rate)
+
+
+def laplace_both(epsilon, delta, theta, rate):
+    return t11(9, epsilon, delta, theta, rate)
+
+
+def laplace_remove(epsilon, delta, theta, rate):
+    return t11(10, epsilon, delta, theta, rate)
+
+
+def laplace_add(epsilon, delta, theta, rate):
+    return t11(11, epsilon, delta, theta, rate)
+
+
+def laplace_remove_raw(epsilon, delta, theta, rate):
+    return t11(12, epsilon, delta, theta, rate)
+
+
+def laplace_add_raw(epsilon, delta, theta, rate):
+    return t11(13, epsilon, delta, theta, rate)
 
 
 def laplace_remove_epsilon(epsilon, delta, theta, rate):
-    return epsilon_verified(LAPLACE, REMOVE, delta, theta, rate)
-
-
-def laplace_remove_epsilon_raw(epsilon, delta, theta, rate):
-    return epsilon_search(LAPLACE, REMOVE, delta, theta, rate) if delta < 1.0 else -np.inf
+    return t11(14, epsilon, delta, theta, rate)
 
 
 def laplace_add_epsilon(epsilon, delta, theta, rate):
-    return epsilon_verified(LAPLACE, ADD, delta, theta, rate)
+    return t11(15, epsilon, delta, theta, rate)
+
+
+def laplace_remove_epsilon_raw(epsilon, delta, theta, rate):
+    return t11(16, epsilon, delta, theta, rate)
 
 
 def laplace_add_epsilon_raw(epsilon, delta, theta, rate):
-    return epsilon_search(LAPLACE, ADD, delta, theta, rate) if delta < 1.0 else -np.inf
+    return t11(17, epsilon, delta, theta, rate)
 
 
 BUDGETS = {

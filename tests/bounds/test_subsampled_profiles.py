@@ -245,3 +245,68 @@ def test_checks_can_fail(monkeypatch):
     monkeypatch.setattr(bounds, "subsampled_gaussian_profile",
                         lambda e, *, theta, rate, direction="both": orig(e, theta=theta, rate=rate, direction=direction) * (1 - 1e-13))
     assert not checks.arb_enclosures().passed
+
+
+# ---- one compiled entry point for the eighteen kernels (issue 20, compile cost) ----------------------------
+
+def _direct(sp, kind: str, mech, e: float, d: float, t: float, q: float) -> float:
+    """What the kernel named ``<mechanism>_<kind>`` computed before ``t11(mode, …)`` existed: the T11 function
+    called directly (its own compiled dispatcher), so a wrong mode-to-kernel mapping cannot pass."""
+    direction = sp.ADD if kind.startswith("add") else sp.REMOVE
+    if kind == "both":
+        return sp.delta_up_both(mech, e, t, q)
+    if kind in ("remove", "add"):
+        return sp.delta_up(mech, direction, e, t, q)
+    if kind.endswith("epsilon_raw"):
+        return sp.epsilon_search(mech, direction, d, t, q) if d < 1.0 else -math.inf
+    if kind.endswith("epsilon"):
+        return sp.epsilon_verified(mech, direction, d, t, q)
+    return sp.delta_raw_kernel(mech, direction, e, t, q)
+
+
+def test_every_mode_is_its_kernel_on_every_route_bit_for_bit():
+    """Each of the eighteen T11 kernel names, on the scalar route (``t11``'s entry point with the mode bound), the
+    serial and the parallel array loop (one indirect loop for all modes) and the plain-Python tier, gives the bits
+    of the function it names called directly, at ordinary and edge points (±inf, ε < 0, δ ∈ {0, 1}, q ∈ {0, 1})."""
+    import numeric
+    from numeric import subsampled_profiles as sp
+    from numeric.pure import pure_function
+
+    assert len(sp.KERNEL_MODES) == 18 and sorted(sp.KERNEL_MODES.values()) == list(range(18))
+    eps = [-math.inf, -800.0, -2.0, -3.337e-6, 0.0, 3.337e-6, 0.3, 1.0, 40.0, 708.0, 750.0, math.inf]
+    deltas = [0.0, 1e-300, 1e-9, 1e-3, 0.5, 1.0]
+    grid = [(e, d, t, q) for e in eps[::3] + eps[1::3] for d in deltas[::2] for t in (1e-3, 1.0, 30.0)
+            for q in (0.0, 1e-6, 0.3, 1.0)]
+    for name, mode in sp.KERNEL_MODES.items():
+        mechanism, _, kind = name.partition("_")
+        mech = sp.GAUSSIAN if mechanism == "gaussian" else sp.LAPLACE
+        assert mode == sp.KINDS * int(mech) + sp._NAMES.index(kind)
+        spec = f"numeric.subsampled_profiles:{name}"
+        points = grid if "epsilon" not in kind else [p for p in grid if p[0] == 0.0 or p[0] == 1.0]
+        columns = [np.array(c) for c in zip(*points)]
+        scalar = numeric.scalar_kernel(spec)
+        pure = pure_function(spec)
+        with np.errstate(all="ignore"):
+            serial = numeric.kernel(spec, 4)(*columns)
+            parallel = numeric.kernel(spec, 4)(*columns, parallel=True)
+        assert serial.view(np.int64).tolist() == parallel.view(np.int64).tolist(), name
+        for i, (e, d, t, q) in enumerate(points):
+            expected = np.float64(_direct(sp, kind, mech, e, d, t, q))
+            got = np.array([scalar(e, d, t, q), serial[i]])
+            assert (got.view(np.int64) == expected.view(np.int64)).all(), f"{name} at {(e, d, t, q)}: {got} ≠ {expected}"
+            if i % 7 == 0 and "epsilon" not in kind:  # plain Python (slow for the searches): a sample
+                with np.errstate(all="ignore"):
+                    assert np.float64(pure(e, d, t, q)).view(np.int64) == expected.view(np.int64), name
+
+
+def test_one_compiled_function_and_one_loop_serve_all_eighteen():
+    """The compile-cost point of the shared entry: every T11 name is served by the same compiled ``t11`` entry
+    point (scalar route) and the same compiled array loop, whatever mode; nothing is compiled per name."""
+    import numeric
+    from numeric import loops, subsampled_profiles as sp
+
+    scalars = {numeric.scalar_kernel(f"numeric.subsampled_profiles:{n}").func for n in sp.KERNEL_MODES}
+    arrays = {numeric.kernel(f"numeric.subsampled_profiles:{n}", 4).compiled(False) for n in sp.KERNEL_MODES}
+    assert len(scalars) == 1 and len({a.func for a in arrays}) == 1 and len({a.args for a in arrays}) == 18
+    assert {a.args[1] for a in arrays} == set(range(18))
+    assert next(iter(arrays)).func in loops._INDIRECT.values()
