@@ -71,6 +71,10 @@ ELEMENTARY_NAMES = ("el_exp", "el_expm1", "el_log", "el_expm1_mul", "el_exp_mul_
 # libm-free branches, direct and log-space, both evaluated for every point — ten exp/log evaluations — ran 61 ms
 # against libm's 34 ms per 10⁶ points; group_delta, one branch, 14 ms.)
 EAGER_KERNELS = set(GROUP_KERNELS)
+# T1 δ too: its zero test around el_mul_up (whose own branches are selects since issue 20) printed as a lazy
+# conditional left a branch that LLVM did not if-convert with the AVX2 cost model, and the fused T1 loop ran
+# scalar there (1 lane, 36 ns/pt on haswell against 4 lanes before); both arms are pure (0.0 and a product)
+EAGER_KERNELS |= {"t1_delta"}
 
 
 class KernelPrinter(PythonCodePrinter):

@@ -4,7 +4,7 @@ import math
 from numeric.special import (  # noqa: F401
     amplify_large, div_down, down, exp_mul_scaled, expm1_mul, mul_up, up)
 from numeric.elementary import (  # noqa: F401  (vectorisable, no libm)
-    mul_up as el_mul_up)
+    mul_up as el_mul_up, select as el_select)
 from numeric.elementary import amplify, amplify_quotient  # noqa: F401  (vectorisable, no libm)
 
 
@@ -20,12 +20,12 @@ def t1_epsilon_raw(epsilon, rate):
 
 def t1_delta(delta, rate):
     """T1 delta: Poisson subsampling, rounded upward by 1 ulps."""
-    return min(1.0, ((0.0) if ((delta == 0.0) or (rate == 0.0)) else (el_mul_up(delta, rate))))
+    return min(1.0, el_select((delta == 0.0) or (rate == 0.0), 0.0, el_mul_up(delta, rate)))
 
 
 def t1_delta_raw(delta, rate):
     """T1 delta, unrounded (for accuracy measurement)."""
-    return min(1.0, ((0.0) if ((delta == 0.0) or (rate == 0.0)) else (delta*rate)))
+    return min(1.0, el_select((delta == 0.0) or (rate == 0.0), 0.0, delta*rate))
 
 
 def t1_epsilon_base(epsilon, rate):

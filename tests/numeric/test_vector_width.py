@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -91,10 +92,28 @@ def _loop_results(specs: tuple[str, ...] = tuple(KERNELS)) -> dict[str, list[str
 CHILD = """
 import json, sys
 sys.path.insert(0, {root!r})
-from tests.numeric.test_vector_width import _loop_results
+from tests.numeric.test_vector_width import _loop_results, _fused_packed_registers
 from tests.numeric.test_vector_width import CHILD_KERNELS
-print(json.dumps(_loop_results(CHILD_KERNELS)))
+print(json.dumps({{"loops": _loop_results(CHILD_KERNELS), "fused_t1": _fused_packed_registers("T1")}}))
 """
+
+
+def _fused_packed_registers(theorem: str) -> list[str]:
+    """The vector registers (xmm/ymm/zmm) that packed double FMAs use in ``theorem``'s fused (ε, δ) loop, compiled
+    here, uncached (the machine code of a cached loop is not inspectable), for this process's CPU.  Empty: the
+    loop runs one point at a time (scalar ``vfmadd…sd`` only) — as T1's did on AVX2 for a day, unnoticed by
+    the bit-identity tests (a lazy zero test around ``mul_up`` in T1 δ that LLVM did not if-convert)."""
+    import numeric
+    from numba import types as nbtypes
+
+    from numeric.jit import njit
+
+    fused = numeric.kernel_pair(theorem)[0]
+    dispatcher = njit(error_model="numpy")(fused.function())
+    signature = (nbtypes.Array(nbtypes.float64, 1, "C"),) * (fused.nargs + 2)
+    dispatcher.compile(signature)
+    asm = dispatcher.inspect_asm(signature)
+    return sorted(set(re.findall(r"\bv?f[n]?m(?:add|sub)\d{3}pd\b[^\n]*%([xyz]mm)", asm)))
 
 
 def _host_features_without_avx512() -> str:
@@ -184,7 +203,10 @@ def test_loops_are_bit_identical_across_cpus(cpu_name, run_once):
 
         child = run_once("generic-cpu", generic_child)["loops"]
     else:
-        child = _child_results(cpu_name, _host_features_without_avx512())
+        answer = _child_results(cpu_name, _host_features_without_avx512())
+        child = answer["loops"]
+        # the fused T1 loop runs 4 lanes wide on AVX2 (ymm), not one point at a time
+        assert "ymm" in answer["fused_t1"], answer["fused_t1"]
     host = _loop_results(CHILD_KERNELS)
     for spec in CHILD_KERNELS:
         differ = [i for i in range(POINTS) if child[spec][i] != host[spec][i]]
