@@ -15,13 +15,10 @@ tree must agree bit for bit.  Nothing is asserted.
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 
-from bench_one_route import interleaved, tree_options
+from bench_one_route import child_cpu, interleaved, tree_options
 
 CALLS = r"""
 import numpy as np
@@ -73,14 +70,8 @@ print(json.dumps(out))
 
 def child(tree: str, source: str, cache: str) -> tuple[float, str]:
     """CPU seconds of ``source`` run on ``tree`` with ``cache`` as numba's cache, and its last output line."""
-    env = dict(os.environ, PYTHONPATH=tree, NUMBA_CACHE_DIR=cache)
-    process = subprocess.Popen([sys.executable, "-c", source], cwd=tree, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(process.pid, 0)
-    out = process.stdout.read()
-    if os.waitstatus_to_exitcode(status):
-        raise RuntimeError(process.stderr.read()[-800:])
-    return usage.ru_utime + usage.ru_stime, out.strip().splitlines()[-1]
+    seconds, out = child_cpu(tree, source, cache)
+    return seconds, out.splitlines()[-1]
 
 
 def run(tree: str, warm: bool) -> dict:

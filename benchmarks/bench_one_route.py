@@ -29,18 +29,24 @@ print(g, h)
 """
 
 
+def child_cpu(tree: str, source: str, cache: str) -> tuple[float, str]:
+    """CPU seconds of ``source`` (Python) run in a child on ``tree`` with ``cache`` as numba's cache, and its
+    output (also used by bench_compile_t11.py)."""
+    env = dict(os.environ, PYTHONPATH=tree, NUMBA_CACHE_DIR=cache)
+    process = subprocess.Popen([sys.executable, "-c", source], cwd=tree, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(process.pid, 0)
+    out = process.stdout.read()
+    if os.waitstatus_to_exitcode(status):
+        raise RuntimeError(process.stderr.read()[-800:])
+    return usage.ru_utime + usage.ru_stime, out.strip()
+
+
 def cold_cpu(tree: str, child: str = CHILD) -> tuple[float, str]:
     """CPU seconds of one ``child`` (Python source) on ``tree`` with a fresh, empty numba cache, and its output
     (also used by bench_compile_loops.py)."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, PYTHONPATH=tree, NUMBA_CACHE_DIR=cache)
-        process = subprocess.Popen([sys.executable, "-c", child], cwd=tree, env=env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
-        _, status, usage = os.wait4(process.pid, 0)
-        out = process.stdout.read()
-        if os.waitstatus_to_exitcode(status):
-            raise RuntimeError(process.stderr.read()[-500:])
-    return usage.ru_utime + usage.ru_stime, out.strip()
+        return child_cpu(tree, child, cache)
 
 
 def tree_options(description: str, rounds: int = 3) -> argparse.ArgumentParser:
