@@ -328,14 +328,14 @@ def kernel(spec: str, nargs: int) -> Any:
     spec = canonical(spec)  # kernels computing the same function share one loop
     array_kernel = _UFUNCS.get(spec)
     if array_kernel is None:
+        shared = shared_kernel(spec)
         # the same dispatcher serves the scalar route and the loop (a moded kernel: its shared function, below)
-        jitted = scalar_kernel(spec) if shared_kernel(spec) is None else None
+        jitted = scalar_kernel(spec) if shared is None else None
         from numeric import loops  # after scalar_kernel's _import_numba (numba's BLAS probe masked)
 
         global _SOURCE_HASH
         if _SOURCE_HASH is None:
             _SOURCE_HASH = source_hash()
-        shared = shared_kernel(spec)
         if shared is not None:  # the shared kernel's loop, this kernel's mode bound
             array_kernel = loops.ArrayKernel(scalar_function(shared[0]), spec, nargs, _SOURCE_HASH, indirect=True,
                                              mode=shared[1])
