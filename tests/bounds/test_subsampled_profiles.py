@@ -285,6 +285,7 @@ def test_every_mode_is_its_kernel_on_every_route_bit_for_bit():
         points = grid if "epsilon" not in kind else [p for p in grid if p[0] == 0.0 or p[0] == 1.0]
         columns = [np.array(c) for c in zip(*points)]
         scalar = numeric.scalar_kernel(spec)
+        wrapper = getattr(sp, name)  # the module's one-line function: its literal mode must be this one
         pure = pure_function(spec)
         with np.errstate(all="ignore"):
             serial = numeric.kernel(spec, 4)(*columns)
@@ -292,7 +293,7 @@ def test_every_mode_is_its_kernel_on_every_route_bit_for_bit():
         assert serial.view(np.int64).tolist() == parallel.view(np.int64).tolist(), name
         for i, (e, d, t, q) in enumerate(points):
             expected = np.float64(_direct(sp, kind, mech, e, d, t, q))
-            got = np.array([scalar(e, d, t, q), serial[i]])
+            got = np.array([scalar(e, d, t, q), serial[i], wrapper(e, d, t, q)])
             assert (got.view(np.int64) == expected.view(np.int64)).all(), f"{name} at {(e, d, t, q)}: {got} ≠ {expected}"
             if i % 7 == 0 and "epsilon" not in kind:  # plain Python (slow for the searches): a sample
                 with np.errstate(all="ignore"):
