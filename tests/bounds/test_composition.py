@@ -10,7 +10,9 @@ import bounds
 from proofs_checks import composition_checks as checks
 from proofs_checks.composition_references import gaussian_composed_delta
 
-warnings.filterwarnings("ignore", message="compose: certified")
+# the width warnings are expected here (pytest resets the global filters for every test: a mark, not
+# warnings.filterwarnings)
+pytestmark = pytest.mark.filterwarnings("ignore:compose. certified width")
 
 
 def test_one_step_contains_exact():
@@ -151,11 +153,30 @@ def test_bad_queries_and_extremes():
             comp.epsilon(d)
     with pytest.raises(ValueError):
         comp.delta(float("nan"))
-    assert comp.delta(500.0).lower == 0.0
+    with pytest.warns(UserWarning, match="within 10³ of"):  # [0, floor]: certified, not resolved
+        assert comp.delta(500.0).lower == 0.0
     with pytest.raises(ValueError):
         bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=1.0), 1e-300), 10)])
     with pytest.raises(ValueError):  # σ = 1e-3: the loss range needs far too many nodes
         bounds.compose([(bounds.poisson_sampled(bounds.Gaussian.from_noise_multiplier(1e-3), 0.01), 1000)]).epsilon(1e-5)
+
+
+def test_a_sandwich_at_the_grids_floor_is_wider_than_the_tolerance_and_says_so():
+    # δ(40) of 10 Gaussian(θ = 1) steps is ≈ 1e-64 (mpmath), far below the smallest δ the grid certifies: the
+    # refinement leaves such points out (issue 19), and the certified [0, floor] came back without a word
+    comp = bounds.compose([(bounds.Gaussian(theta=1.0), 10)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        resolved = comp.delta(10.0)  # the same grid, a resolved point: no warning
+    assert resolved.upper - resolved.lower <= 1e-3 * resolved.upper
+    exact = gaussian_composed_delta(40.0, 1.0, 10)
+    with pytest.warns(UserWarning, match=r"epsilon = 40\.0 the certified sandwich \[0, .*wider than the tolerance "
+                                         r"0\.001.*within 10³ of .*smallest δ this grid certifies"):
+        s = comp.delta(40.0)
+    assert s.lower <= exact <= s.upper and s.upper - s.lower > 1e-3 * s.upper
+    with pytest.warns(UserWarning, match=r"epsilon = 40\.0 \(and 1 more point\(s\)\)"):
+        many = comp.delta([10.0, 40.0, 80.0])
+    assert many.upper[1] == s.upper
 
 
 @settings(max_examples=3, deadline=None)
@@ -280,9 +301,15 @@ def _gauss_mp(eps, theta):
     (48.0, 2.0 ** -26, 800.0, 0.99),  # tiny rate: the lower side was 0 from losses ≈ 690 (found by the search)
 ])
 def test_issue19_subsampled_gaussian_at_large_losses(theta, q, eps, lower_rel):
-    s = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=theta), q), 1)], tolerance=1e-2).delta(eps)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = bounds.compose([(bounds.poisson_sampled(bounds.Gaussian(theta=theta), q), 1)],
+                           tolerance=1e-2).delta(eps)
     exact = _sg_exact(eps, theta, q)
     assert s.lower <= exact <= s.upper
+    # a sandwich wider than the tolerance says so (ε = 700: 1.5 %, within 10³ of the grid's floor), and only then
+    wide = s.upper - s.lower > 1e-2 * s.upper
+    assert wide == any("wider than the tolerance" in str(w.message) for w in caught), (s, caught)
     assert s.lower >= lower_rel * exact and s.upper <= exact * (1 + 1e-6)
 
 

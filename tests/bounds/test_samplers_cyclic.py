@@ -1,7 +1,6 @@
 """Cyclic batches (issue 21): E epochs are a Gaussian at θ√E — exact references in mpmath; the plug-in
 round composes with the built-in mechanisms; bad input."""
 import math
-import warnings
 
 import pytest
 
@@ -9,7 +8,9 @@ import bounds
 from bounds.samplers import cyclic
 from proofs_checks.composition_references import gaussian_delta
 
-warnings.filterwarnings("ignore", message="compose: certified")
+# the width warnings are expected here (pytest resets the global filters for every test: a mark, not
+# warnings.filterwarnings)
+pytestmark = pytest.mark.filterwarnings("ignore:compose. certified width")
 
 
 @pytest.mark.parametrize("sigma,epochs,eps", [(2.0, 4, 1.0), (1.0, 10, 3.0), (0.8, 1, 0.5)])
