@@ -21,6 +21,7 @@ not monotone at the level of single ulps.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -333,9 +334,14 @@ def decide(target: Any, eps_c: float, delta_c: float, sampler: dict | None = Non
     """The verdict on the checked claim (ε_c, δ_c) for a mechanism or composition ``target`` (``crosscheck``
     after validation; the CLI calls it once per claim on one composition).  ``sampler``: the record of
     :func:`sampler_target`, named in the verdict's text and fields."""
+    unresolved: list = []
     if _is_composition(target):
         encl = None
-        d_s = _scalar_sandwich(target.delta(eps_c), "delta(epsilon)")
+        with warnings.catch_warnings(record=True) as unresolved:
+            # δ at the claimed ε below the grid's floor: [0, floor] decides a claim whose δ lies above the floor,
+            # so ``delta``'s floor warning is passed on only where the verdict stays undecided (below)
+            warnings.filterwarnings("always", message="Composition.delta: at epsilon")
+            d_s = _scalar_sandwich(target.delta(eps_c), "delta(epsilon)")
         e_s = _scalar_sandwich(target.epsilon(delta_c), "epsilon(delta)")
         description = describe_composition(target)
         exact_sides = True
@@ -352,6 +358,10 @@ def decide(target: Any, eps_c: float, delta_c: float, sampler: dict | None = Non
                            f"ε ∈ {tuple(e_s)} at claim (ε={eps_c!r}, δ={delta_c!r}); please report this")
     slack = Sandwich(eps_c - e_s.upper, eps_c - e_s.lower)
     verdict = "valid" if valid else "invalid" if invalid else "undecided"
+    for w in unresolved:
+        floor_note = str(w.message).startswith("Composition.delta: at epsilon")
+        if verdict == "undecided" or not floor_note:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     text = _explain(verdict, eps_c, delta_c, d_s, e_s, slack, target, encl, exact_sides)
     if sampler is not None:
         description = f"{sampler['description']} ({description})"

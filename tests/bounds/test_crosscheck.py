@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 import random
 from fractions import Fraction
 
@@ -520,3 +521,14 @@ def test_cli_exit_status_and_printed_interval(capsys):
     main(comp)
     out = capsys.readouterr().out
     assert "composition of 300 steps" in out and "noise multiplier 1.1" in out and "Composition(" not in out
+
+
+def test_a_claim_decided_below_the_grids_floor_is_quiet():
+    # δ(40) of 10 Gaussian(θ = 1) steps is certified only as [0, floor ≈ 3e-20] (Composition.delta warns: the
+    # sandwich is wider than the tolerance), which decides a claim at δ = 1e-5: no warning for a decided verdict
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = bounds.crosscheck([(bounds.Gaussian(theta=1.0), 10)], epsilon=40.0, delta=1e-5)
+    assert v.verdict == "valid" and v.delta.lower == 0.0 and 0.0 < v.delta.upper < 1e-18
+    with pytest.warns(UserWarning, match="within 10³ of"):  # the composition itself still says so
+        bounds.compose([(bounds.Gaussian(theta=1.0), 10)]).delta(40.0)
