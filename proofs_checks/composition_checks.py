@@ -273,6 +273,11 @@ def _adversarial_one(point: tuple, tolerance: float):
     warned = any("compose:" in str(w.message) for w in caught)
     if lo == 0.0 and ref > 1e-6 and not warned:  # silently useless lower side
         return "fail", f"lower side 0 without a warning, exact {ref!r}"
+    # delta's contract: the relative width is within the tolerance, or a warning says it is not (the refinement
+    # limit, or a point within 10³ of the grid's floor, where the grid is not refined: stop 31)
+    noted = warned or any(str(w.message).startswith("Composition.delta:") for w in caught)
+    if hi < 1 and hi - lo > tolerance * hi and not noted:
+        return "fail", f"[{lo!r}, {hi!r}] is wider than the tolerance {tolerance!r} without a warning"
     return "ok", f"[{lo!r}, {hi!r}] ∋ {ref!r}"
 
 
@@ -287,7 +292,8 @@ def check_adversarial(points=None, tolerance: float = 1e-2) -> Outcome:
     if fails:
         return Outcome(False, f"{len(fails)}/{len(points)} failures: " + " | ".join(fails[:5]))
     return Outcome(True, f"{len(points)} seeded points over the whole domain (θ 1e-3…1e3, rate 1e-12…1, ε 0…1e4, "
-                         f"T 1…1e6): every sandwich contains the exact value; {refused} refused with a ValueError")
+                         f"T 1…1e6): every sandwich contains the exact value, and δ's is within the tolerance or says it is "
+                         f"not; {refused} refused with a ValueError")
 
 
 check("adversarial", "C1", name="C1 adversarial search over the whole domain (exact references)")(check_adversarial)
