@@ -292,8 +292,8 @@ def check_adversarial(points=None, tolerance: float = 1e-2) -> Outcome:
     if fails:
         return Outcome(False, f"{len(fails)}/{len(points)} failures: " + " | ".join(fails[:5]))
     return Outcome(True, f"{len(points)} seeded points over the whole domain (θ 1e-3…1e3, rate 1e-12…1, ε 0…1e4, "
-                         f"T 1…1e6): every sandwich contains the exact value, and δ's is within the tolerance or says it is "
-                         f"not; {refused} refused with a ValueError")
+                         f"T 1…1e6): every sandwich contains the exact value, and δ's is within the tolerance or "
+                         f"says it is not; {refused} refused with a ValueError")
 
 
 check("adversarial", "C1", name="C1 adversarial search over the whole domain (exact references)")(check_adversarial)
