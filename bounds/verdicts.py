@@ -29,7 +29,7 @@ import numpy as np
 
 from ._arguments import ParameterTypeError, real_number
 from ._dask import refuses_dask
-from .composition import Sandwich
+from .composition import UNRESOLVED_WARNING, Sandwich
 from .enclosures import _Enclosure, enclosure
 from .peer_formats import _from_keywords, _steps_to_target
 
@@ -340,7 +340,7 @@ def decide(target: Any, eps_c: float, delta_c: float, sampler: dict | None = Non
         with warnings.catch_warnings(record=True) as unresolved:
             # δ at the claimed ε below the grid's floor: [0, floor] decides a claim whose δ lies above the floor,
             # so ``delta``'s floor warning is passed on only where the verdict stays undecided (below)
-            warnings.filterwarnings("always", message="Composition.delta: at epsilon")
+            warnings.filterwarnings("always", message=UNRESOLVED_WARNING)
             d_s = _scalar_sandwich(target.delta(eps_c), "delta(epsilon)")
         e_s = _scalar_sandwich(target.epsilon(delta_c), "epsilon(delta)")
         description = describe_composition(target)
@@ -359,7 +359,7 @@ def decide(target: Any, eps_c: float, delta_c: float, sampler: dict | None = Non
     slack = Sandwich(eps_c - e_s.upper, eps_c - e_s.lower)
     verdict = "valid" if valid else "invalid" if invalid else "undecided"
     for w in unresolved:
-        floor_note = str(w.message).startswith("Composition.delta: at epsilon")
+        floor_note = str(w.message).startswith(UNRESOLVED_WARNING)
         if verdict == "undecided" or not floor_note:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     text = _explain(verdict, eps_c, delta_c, d_s, e_s, slack, target, encl, exact_sides)

@@ -219,6 +219,7 @@ def _adversarial_one(point: tuple, tolerance: float):
     import mpmath as mp
 
     import bounds
+    from bounds.composition import UNRESOLVED_WARNING
 
     from . import composition_references as R
 
@@ -275,7 +276,7 @@ def _adversarial_one(point: tuple, tolerance: float):
         return "fail", f"lower side 0 without a warning, exact {ref!r}"
     # delta's contract: the relative width is within the tolerance, or a warning says it is not (the refinement
     # limit, or a point within 10³ of the grid's floor, where the grid is not refined: stop 31)
-    noted = warned or any(str(w.message).startswith("Composition.delta:") for w in caught)
+    noted = warned or any(str(w.message).startswith(UNRESOLVED_WARNING) for w in caught)
     if hi < 1 and hi - lo > tolerance * hi and not noted:
         return "fail", f"[{lo!r}, {hi!r}] is wider than the tolerance {tolerance!r} without a warning"
     return "ok", f"[{lo!r}, {hi!r}] ∋ {ref!r}"
